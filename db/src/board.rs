@@ -1,0 +1,273 @@
+//! Boards as data: named points, the lines between adjacent points, the mills
+//! and the symmetries derived from them (RULES.md, "Boards").
+//!
+//! A board is described by its point names and its *lines*: each line is a
+//! sequence of points in which consecutive points are adjacent, and a line of
+//! exactly three points is a mill. Everything else (adjacency masks, mills
+//! through each point, the symmetry group) is computed from that data, so no
+//! rule code assumes a particular board.
+
+use crate::symmetry::{derive_symmetries, Symmetry};
+
+/// A set of points as a bitboard: bit `i` is the board's point `i`.
+pub type Bitboard = u32;
+
+/// A point's number on its board, `0..board.len()`.
+pub type Point = u8;
+
+/// The most points a board may have (bitboards are `u32`, and the symmetry
+/// tables work on three bytes).
+pub const MAX_POINTS: usize = 24;
+
+/// A board: points, adjacency, mills and symmetries.
+#[derive(Debug, Clone)]
+pub struct Board {
+    name: &'static str,
+    names: Vec<&'static str>,
+    adjacency: Vec<Bitboard>,
+    mills: Vec<Bitboard>,
+    mills_through: Vec<Vec<Bitboard>>,
+    symmetries: Vec<Symmetry>,
+}
+
+impl Board {
+    /// Builds a board from its point names (in the board's own point order)
+    /// and its lines (sequences of names; consecutive names are adjacent; a
+    /// line of three names is a mill).
+    ///
+    /// # Panics
+    /// Only on inconsistent built-in data (an unknown name in a line, more
+    /// than [`MAX_POINTS`] points): boards are compiled in, never read from
+    /// user input.
+    pub fn from_lines(name: &'static str, names: &[&'static str], lines: &[&[&str]]) -> Board {
+        assert!(names.len() <= MAX_POINTS, "board {name}: too many points");
+        let find = |n: &str| -> usize {
+            names
+                .iter()
+                .position(|&p| p == n)
+                .unwrap_or_else(|| panic!("board {name}: unknown point {n} in a line"))
+        };
+        let mut adjacency = vec![0 as Bitboard; names.len()];
+        let mut mills = Vec::new();
+        for line in lines {
+            let pts: Vec<usize> = line.iter().map(|n| find(n)).collect();
+            for pair in pts.windows(2) {
+                adjacency[pair[0]] |= 1 << pair[1];
+                adjacency[pair[1]] |= 1 << pair[0];
+            }
+            if pts.len() == 3 {
+                mills.push(pts.iter().fold(0, |m, &p| m | (1 << p)));
+            }
+        }
+        let mills_through = (0..names.len())
+            .map(|p| {
+                mills
+                    .iter()
+                    .copied()
+                    .filter(|m| m & (1 << p) != 0)
+                    .collect()
+            })
+            .collect();
+        let mut board = Board {
+            name,
+            names: names.to_vec(),
+            adjacency,
+            mills,
+            mills_through,
+            symmetries: Vec::new(),
+        };
+        board.symmetries = derive_symmetries(&board);
+        board
+    }
+
+    /// The 24-point board of Nine Men's Morris, optionally with the four
+    /// diagonal lines of Twelve Men's Morris and Morabaraba (RULES.md).
+    ///
+    /// Point order is Malom's square order: the outer ring from a4 clockwise
+    /// (a4 a7 d7 g7 g4 g1 d1 a1), then the middle ring from b4, then the inner
+    /// ring from c4.
+    pub fn twenty_four(diagonals: bool) -> Board {
+        const NAMES: [&str; 24] = [
+            "a4", "a7", "d7", "g7", "g4", "g1", "d1", "a1", "b4", "b6", "d6", "f6", "f4", "f2",
+            "d2", "b2", "c4", "c5", "d5", "e5", "e4", "e3", "d3", "c3",
+        ];
+        let mut lines: Vec<&[&str]> = vec![
+            &["a7", "d7", "g7"],
+            &["g7", "g4", "g1"],
+            &["g1", "d1", "a1"],
+            &["a1", "a4", "a7"],
+            &["b6", "d6", "f6"],
+            &["f6", "f4", "f2"],
+            &["f2", "d2", "b2"],
+            &["b2", "b4", "b6"],
+            &["c5", "d5", "e5"],
+            &["e5", "e4", "e3"],
+            &["e3", "d3", "c3"],
+            &["c3", "c4", "c5"],
+            &["a4", "b4", "c4"],
+            &["d7", "d6", "d5"],
+            &["g4", "f4", "e4"],
+            &["d1", "d2", "d3"],
+        ];
+        if diagonals {
+            lines.extend_from_slice(&[
+                &["a7", "b6", "c5"],
+                &["g7", "f6", "e5"],
+                &["g1", "f2", "e3"],
+                &["a1", "b2", "c3"],
+            ]);
+        }
+        let name = if diagonals {
+            "24-point board with diagonals"
+        } else {
+            "24-point board"
+        };
+        Board::from_lines(name, &NAMES, &lines)
+    }
+
+    /// The 16-point board of Six Men's Morris: the 24-point board without its
+    /// outer ring; spokes of two points are lines but not mills.
+    pub fn sixteen() -> Board {
+        const NAMES: [&str; 16] = [
+            "b4", "b6", "d6", "f6", "f4", "f2", "d2", "b2", "c4", "c5", "d5", "e5", "e4", "e3",
+            "d3", "c3",
+        ];
+        let lines: [&[&str]; 12] = [
+            &["b6", "d6", "f6"],
+            &["f6", "f4", "f2"],
+            &["f2", "d2", "b2"],
+            &["b2", "b4", "b6"],
+            &["c5", "d5", "e5"],
+            &["e5", "e4", "e3"],
+            &["e3", "d3", "c3"],
+            &["c3", "c4", "c5"],
+            &["b4", "c4"],
+            &["d6", "d5"],
+            &["f4", "e4"],
+            &["d2", "d3"],
+        ];
+        Board::from_lines("16-point board", &NAMES, &lines)
+    }
+
+    /// The 9-point board of Three Men's Morris (a 3x3 grid a1..c3), with or
+    /// without its two diagonals.
+    pub fn nine_point(diagonals: bool) -> Board {
+        const NAMES: [&str; 9] = ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"];
+        let mut lines: Vec<&[&str]> = vec![
+            &["a1", "b1", "c1"],
+            &["a2", "b2", "c2"],
+            &["a3", "b3", "c3"],
+            &["a1", "a2", "a3"],
+            &["b1", "b2", "b3"],
+            &["c1", "c2", "c3"],
+        ];
+        if diagonals {
+            lines.extend_from_slice(&[&["a1", "b2", "c3"], &["c1", "b2", "a3"]]);
+        }
+        let name = if diagonals {
+            "9-point board with diagonals"
+        } else {
+            "9-point board"
+        };
+        Board::from_lines(name, &NAMES, &lines)
+    }
+
+    /// A short description of the board, e.g. "24-point board".
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether the board has no points (never true for built-in boards).
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The mask of all points.
+    pub fn all(&self) -> Bitboard {
+        if self.len() == 32 {
+            u32::MAX
+        } else {
+            (1u32 << self.len()) - 1
+        }
+    }
+
+    /// The name of point `p` (`a1`..`g7`).
+    pub fn point_name(&self, p: Point) -> &'static str {
+        self.names[p as usize]
+    }
+
+    /// Point names in the board's point order.
+    pub fn point_names(&self) -> &[&'static str] {
+        &self.names
+    }
+
+    /// The point with this name, if any.
+    pub fn point(&self, name: &str) -> Option<Point> {
+        self.names
+            .iter()
+            .position(|&n| n == name)
+            .map(|p| p as Point)
+    }
+
+    /// The points adjacent to `p`.
+    #[inline]
+    pub fn adjacent(&self, p: Point) -> Bitboard {
+        self.adjacency[p as usize]
+    }
+
+    /// All mills, as masks of three points.
+    pub fn mills(&self) -> &[Bitboard] {
+        &self.mills
+    }
+
+    /// The mills through point `p`.
+    #[inline]
+    pub fn mills_through(&self, p: Point) -> &[Bitboard] {
+        &self.mills_through[p as usize]
+    }
+
+    /// Whether a stone of the set `stones` on point `p` closes a mill, i.e.
+    /// some mill through `p` has its other points all in `stones`.
+    #[inline]
+    pub fn closes_mill(&self, stones: Bitboard, p: Point) -> bool {
+        let with = stones | (1 << p);
+        self.mills_through(p).iter().any(|&m| with & m == m)
+    }
+
+    /// The stones of `stones` that stand in at least one complete mill.
+    pub fn stones_in_mills(&self, stones: Bitboard) -> Bitboard {
+        self.mills
+            .iter()
+            .filter(|&&m| stones & m == m)
+            .fold(0, |acc, &m| acc | m)
+    }
+
+    /// The board's symmetries (permutations of the points that keep adjacency
+    /// and mills), derived from the data; index 0 is the identity.
+    pub fn symmetries(&self) -> &[Symmetry] {
+        &self.symmetries
+    }
+}
+
+/// Iterates over the points of a bitboard, lowest first.
+#[derive(Debug, Clone, Copy)]
+pub struct Points(pub Bitboard);
+
+impl Iterator for Points {
+    type Item = Point;
+    #[inline]
+    fn next(&mut self) -> Option<Point> {
+        if self.0 == 0 {
+            None
+        } else {
+            let p = self.0.trailing_zeros() as Point;
+            self.0 &= self.0 - 1;
+            Some(p)
+        }
+    }
+}

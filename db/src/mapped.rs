@@ -1,0 +1,24 @@
+//! The one place that maps files into memory.
+
+use std::fs::File;
+use std::io;
+
+use memmap2::Mmap;
+
+/// Maps a whole file read-only.
+///
+/// # Safety contract
+/// A memory map is only sound while no one truncates or rewrites the file
+/// underneath it. Table files are written under a temporary name and renamed
+/// into place when complete (see `table::write_table`); a finished table is
+/// never modified again, and replacing one is a rename, which leaves the
+/// mapped inode intact. Users must not edit table files in place while a
+/// program has them open; every field read from the mapping is checked, so
+/// even then the worst outcome is a wrong value or an error, not memory
+/// unsafety beyond what the operating system does to a process whose mapped
+/// file shrinks (SIGBUS).
+pub(crate) fn map_file(file: &File) -> io::Result<Mmap> {
+    // SAFETY: see the contract above; the file is opened read-only and
+    // table files are immutable once renamed into place.
+    unsafe { Mmap::map(file) }
+}

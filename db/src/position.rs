@@ -1,0 +1,402 @@
+//! Positions: the stones of each colour, the side to move and the stones in
+//! hand, with the text format of RULES.md ("Notation"):
+//! `W:<points> B:<points> <w|b> [<White in hand> <Black in hand>]`.
+
+use std::fmt;
+
+use crate::board::{Bitboard, Board, Points};
+use crate::rules::RuleSet;
+use crate::sector::Sector;
+
+/// A player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Color {
+    /// White, who moves first.
+    White,
+    /// Black.
+    Black,
+}
+
+impl Color {
+    /// The other player.
+    pub fn other(self) -> Color {
+        match self {
+            Color::White => Color::Black,
+            Color::Black => Color::White,
+        }
+    }
+}
+
+impl fmt::Display for Color {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Color::White => "White",
+            Color::Black => "Black",
+        })
+    }
+}
+
+/// What is wrong with a position given as text or built by hand.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// The text does not follow the format.
+    #[error("malformed position `{text}`: {why}; expected `W:<points> B:<points> <w|b> [<white in hand> <black in hand>]`, e.g. `W:a4,a1,d3 B:a7,d1,c4 w`")]
+    Syntax {
+        /// The text given.
+        text: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A point name the board does not have.
+    #[error("unknown point `{point}` on the {board}")]
+    UnknownPoint {
+        /// The name given.
+        point: String,
+        /// The board's description.
+        board: &'static str,
+    },
+    /// A point holds stones of both colours.
+    #[error("point {0} holds both a White and a Black stone")]
+    Overlap(String),
+    /// A point is listed twice for one colour.
+    #[error("point {0} is listed twice")]
+    Duplicate(String),
+    /// A player has more stones than the rule set gives.
+    #[error("{color} has {on_board} stones on the board and {in_hand} in hand, more than the {max} of rule set `{rules}`")]
+    TooManyStones {
+        /// The player.
+        color: Color,
+        /// Stones on the board.
+        on_board: u32,
+        /// Stones in hand.
+        in_hand: u8,
+        /// Stones per player in the rule set.
+        max: u8,
+        /// The rule set's name.
+        rules: String,
+    },
+}
+
+/// A position: stones of each colour (bitboards over the board's points),
+/// the side to move, and each side's stones in hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    /// White's stones on the board.
+    pub white: Bitboard,
+    /// Black's stones on the board.
+    pub black: Bitboard,
+    /// The player to move.
+    pub side_to_move: Color,
+    /// White's stones in hand.
+    pub white_in_hand: u8,
+    /// Black's stones in hand.
+    pub black_in_hand: u8,
+}
+
+impl Position {
+    /// Builds a position from the side to move's point of view: `us` are the
+    /// stones of `side_to_move`, `them` the opponent's.
+    pub fn from_relative(
+        us: Bitboard,
+        them: Bitboard,
+        side_to_move: Color,
+        us_in_hand: u8,
+        them_in_hand: u8,
+    ) -> Position {
+        match side_to_move {
+            Color::White => Position {
+                white: us,
+                black: them,
+                side_to_move,
+                white_in_hand: us_in_hand,
+                black_in_hand: them_in_hand,
+            },
+            Color::Black => Position {
+                white: them,
+                black: us,
+                side_to_move,
+                white_in_hand: them_in_hand,
+                black_in_hand: us_in_hand,
+            },
+        }
+    }
+
+    /// The side to move's stones on the board.
+    pub fn us(&self) -> Bitboard {
+        match self.side_to_move {
+            Color::White => self.white,
+            Color::Black => self.black,
+        }
+    }
+
+    /// The opponent's stones on the board.
+    pub fn them(&self) -> Bitboard {
+        match self.side_to_move {
+            Color::White => self.black,
+            Color::Black => self.white,
+        }
+    }
+
+    /// The side to move's stones in hand.
+    pub fn us_in_hand(&self) -> u8 {
+        match self.side_to_move {
+            Color::White => self.white_in_hand,
+            Color::Black => self.black_in_hand,
+        }
+    }
+
+    /// The opponent's stones in hand.
+    pub fn them_in_hand(&self) -> u8 {
+        match self.side_to_move {
+            Color::White => self.black_in_hand,
+            Color::Black => self.white_in_hand,
+        }
+    }
+
+    /// The sector of this position.
+    pub fn sector(&self) -> Sector {
+        Sector {
+            w: self.us().count_ones() as u8,
+            b: self.them().count_ones() as u8,
+            wh: self.us_in_hand(),
+            bh: self.them_in_hand(),
+        }
+    }
+
+    /// Parses the text format, checking point names against `board`.
+    ///
+    /// # Errors
+    /// [`PositionError::Syntax`] for text not in the format,
+    /// [`PositionError::UnknownPoint`], [`PositionError::Duplicate`] and
+    /// [`PositionError::Overlap`] for bad point lists. Stone counts are
+    /// checked by [`Position::validate`].
+    pub fn parse(text: &str, board: &Board) -> Result<Position, PositionError> {
+        let syntax = |why: &str| PositionError::Syntax {
+            text: text.to_string(),
+            why: why.to_string(),
+        };
+        let tokens: Vec<&str> = text.split_whitespace().collect();
+        let (mut white, mut black, mut side) = (None, None, None);
+        let mut hands = Vec::new();
+        for tok in &tokens {
+            if let Some(list) = tok.strip_prefix("W:").or_else(|| tok.strip_prefix("w:")) {
+                if white.is_some() {
+                    return Err(syntax("White's stones are given twice"));
+                }
+                white = Some(parse_points(list, board)?);
+            } else if let Some(list) = tok.strip_prefix("B:").or_else(|| tok.strip_prefix("b:")) {
+                if black.is_some() {
+                    return Err(syntax("Black's stones are given twice"));
+                }
+                black = Some(parse_points(list, board)?);
+            } else if *tok == "w" || *tok == "b" {
+                if side.is_some() {
+                    return Err(syntax("the side to move is given twice"));
+                }
+                if white.is_none() || black.is_none() {
+                    return Err(syntax("the side to move must follow `W:...` and `B:...`"));
+                }
+                side = Some(if *tok == "w" {
+                    Color::White
+                } else {
+                    Color::Black
+                });
+            } else if let Ok(n) = tok.parse::<u8>() {
+                if side.is_none() {
+                    return Err(syntax("stones in hand must follow the side to move"));
+                }
+                hands.push(n);
+            } else {
+                return Err(syntax(&format!("unexpected `{tok}`")));
+            }
+        }
+        let white = white.ok_or_else(|| syntax("White's stones `W:...` are missing"))?;
+        let black = black.ok_or_else(|| syntax("Black's stones `B:...` are missing"))?;
+        let side = side.ok_or_else(|| syntax("the side to move (`w` or `b`) is missing"))?;
+        let (white_in_hand, black_in_hand) = match hands.as_slice() {
+            [] => (0, 0),
+            [w, b] => (*w, *b),
+            _ => {
+                return Err(syntax(
+                    "give both stones in hand (White's, then Black's) or neither",
+                ))
+            }
+        };
+        if let Some(p) = Points(white & black).next() {
+            return Err(PositionError::Overlap(board.point_name(p).to_string()));
+        }
+        Ok(Position {
+            white,
+            black,
+            side_to_move: side,
+            white_in_hand,
+            black_in_hand,
+        })
+    }
+
+    /// Checks the stone counts against a rule set: each player's stones on
+    /// the board plus in hand are at most the rule set's stones, and no point
+    /// holds two stones.
+    ///
+    /// # Errors
+    /// [`PositionError::TooManyStones`] or [`PositionError::Overlap`].
+    pub fn validate(&self, rules: &RuleSet) -> Result<(), PositionError> {
+        if let Some(p) = Points(self.white & self.black).next() {
+            return Err(PositionError::Overlap(
+                rules.board().point_name(p).to_string(),
+            ));
+        }
+        for (color, stones, hand) in [
+            (Color::White, self.white, self.white_in_hand),
+            (Color::Black, self.black, self.black_in_hand),
+        ] {
+            let on_board = stones.count_ones();
+            if stones & !rules.board().all() != 0 || on_board + hand as u32 > rules.stones as u32 {
+                return Err(PositionError::TooManyStones {
+                    color,
+                    on_board,
+                    in_hand: hand,
+                    max: rules.stones,
+                    rules: rules.name().to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The text form, points in the board's name order (a1, a4, a7, b2, ...),
+    /// hands omitted when both are empty.
+    pub fn to_text(&self, board: &Board) -> String {
+        let list = |set: Bitboard| {
+            let mut names: Vec<&str> = Points(set).map(|p| board.point_name(p)).collect();
+            names.sort_unstable();
+            names.join(",")
+        };
+        let side = match self.side_to_move {
+            Color::White => "w",
+            Color::Black => "b",
+        };
+        let mut s = format!("W:{} B:{} {side}", list(self.white), list(self.black));
+        if self.white_in_hand != 0 || self.black_in_hand != 0 {
+            s.push_str(&format!(" {} {}", self.white_in_hand, self.black_in_hand));
+        }
+        s
+    }
+
+    /// An ASCII drawing of the position on the 24- or 16-point board
+    /// (`O` White, `@` Black, `.` empty), with the side to move and hands.
+    pub fn diagram(&self, board: &Board) -> String {
+        let mut out = String::new();
+        let names = board.point_names();
+        let files: Vec<char> = "abcdefg".chars().collect();
+        let max_rank = names
+            .iter()
+            .filter_map(|n| n[1..].parse::<usize>().ok())
+            .max()
+            .unwrap_or(0);
+        let max_file = names
+            .iter()
+            .filter_map(|n| n.chars().next())
+            .max()
+            .unwrap_or('a');
+        for rank in (1..=max_rank).rev() {
+            out.push_str(&format!("{rank} "));
+            for &f in files.iter().take_while(|&&f| f <= max_file) {
+                let name = format!("{f}{rank}");
+                let c = match board.point(&name) {
+                    Some(p) if self.white & (1 << p) != 0 => 'O',
+                    Some(p) if self.black & (1 << p) != 0 => '@',
+                    Some(_) => '.',
+                    None => ' ',
+                };
+                out.push(c);
+                out.push(' ');
+            }
+            out.truncate(out.trim_end().len());
+            out.push('\n');
+        }
+        out.push_str("  ");
+        for &f in files.iter().take_while(|&&f| f <= max_file) {
+            out.push(f);
+            out.push(' ');
+        }
+        out.truncate(out.trim_end().len());
+        out.push('\n');
+        out.push_str(&format!(
+            "{} to move; in hand: White {}, Black {}\n",
+            self.side_to_move, self.white_in_hand, self.black_in_hand
+        ));
+        out
+    }
+}
+
+fn parse_points(list: &str, board: &Board) -> Result<Bitboard, PositionError> {
+    let mut set: Bitboard = 0;
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let p =
+            board
+                .point(&name.to_ascii_lowercase())
+                .ok_or_else(|| PositionError::UnknownPoint {
+                    point: name.to_string(),
+                    board: board.name(),
+                })?;
+        if set & (1 << p) != 0 {
+            return Err(PositionError::Duplicate(name.to_string()));
+        }
+        set |= 1 << p;
+    }
+    Ok(set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_readme_example() {
+        let rules = RuleSet::preset("nine").unwrap();
+        let b = rules.board();
+        let p = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", b).unwrap();
+        assert_eq!(p.white.count_ones(), 3);
+        assert_eq!(p.side_to_move, Color::White);
+        assert_eq!(p.to_text(b), "W:a1,a4,d3 B:a7,c4,d1 w");
+        assert_eq!(Position::parse(&p.to_text(b), b).unwrap(), p);
+        let q = Position::parse("W:d6 B: b 8 9", b).unwrap();
+        assert_eq!((q.white_in_hand, q.black_in_hand, q.black), (8, 9, 0));
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        let rules = RuleSet::preset("nine").unwrap();
+        let b = rules.board();
+        assert!(matches!(
+            Position::parse("W:a4,z9 B:a7 w", b),
+            Err(PositionError::UnknownPoint { .. })
+        ));
+        assert!(matches!(
+            Position::parse("W:a4 B:a4 w", b),
+            Err(PositionError::Overlap(_))
+        ));
+        assert!(matches!(
+            Position::parse("W:a4,a4 B:a7 w", b),
+            Err(PositionError::Duplicate(_))
+        ));
+        assert!(matches!(
+            Position::parse("W:a4 B:a7", b),
+            Err(PositionError::Syntax { .. })
+        ));
+        assert!(matches!(
+            Position::parse("W:a4 B:a7 x", b),
+            Err(PositionError::Syntax { .. })
+        ));
+        assert!(matches!(
+            Position::parse("W:a4 B:a7 w 3", b),
+            Err(PositionError::Syntax { .. })
+        ));
+        let p = Position::parse("W:a4 B:a7 w 9 0", b).unwrap();
+        assert!(matches!(
+            p.validate(&rules),
+            Err(PositionError::TooManyStones { .. })
+        ));
+    }
+}

@@ -1,0 +1,117 @@
+//! Sectors: the sets of positions with the same stone counts (DESIGN.md,
+//! "Words"), their names and their table file names.
+
+use std::fmt;
+
+/// A sector: side to move's stones on the board `w`, opponent's `b`, side to
+/// move's stones in hand `wh`, opponent's `bh`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sector {
+    /// Side to move's stones on the board.
+    pub w: u8,
+    /// Opponent's stones on the board.
+    pub b: u8,
+    /// Side to move's stones in hand.
+    pub wh: u8,
+    /// Opponent's stones in hand.
+    pub bh: u8,
+}
+
+impl Sector {
+    /// A sliding sector (both hands empty).
+    pub const fn sliding(w: u8, b: u8) -> Sector {
+        Sector { w, b, wh: 0, bh: 0 }
+    }
+
+    /// Whether both hands are empty.
+    pub fn is_sliding(&self) -> bool {
+        self.wh == 0 && self.bh == 0
+    }
+
+    /// The sector seen from the other side: `b-w-bh-wh`.
+    pub fn mirrored(&self) -> Sector {
+        Sector {
+            w: self.b,
+            b: self.w,
+            wh: self.bh,
+            bh: self.wh,
+        }
+    }
+
+    /// The table file name for a rule set preset: `<preset>_<w>_<b>_<wh>_<bh>.mtb`.
+    pub fn file_name(&self, preset: &str) -> String {
+        format!(
+            "{preset}_{}_{}_{}_{}.{}",
+            self.w, self.b, self.wh, self.bh, TABLE_EXTENSION
+        )
+    }
+
+    /// Parses a file name made by [`Sector::file_name`], giving the preset
+    /// and the sector.
+    pub fn parse_file_name(name: &str) -> Option<(String, Sector)> {
+        let stem = name.strip_suffix(&format!(".{TABLE_EXTENSION}"))?;
+        let mut parts = stem.rsplitn(5, '_');
+        let bh = parts.next()?.parse().ok()?;
+        let wh = parts.next()?.parse().ok()?;
+        let b = parts.next()?.parse().ok()?;
+        let w = parts.next()?.parse().ok()?;
+        let preset = parts.next()?.to_string();
+        Some((preset, Sector { w, b, wh, bh }))
+    }
+
+    /// Parses `w-b` or `w-b-wh-bh` (the notation of `morris stats`).
+    pub fn parse(text: &str) -> Option<Sector> {
+        let nums: Vec<u8> = text
+            .split(['-', '_'])
+            .map(|t| t.parse().ok())
+            .collect::<Option<_>>()?;
+        match nums.as_slice() {
+            [w, b] => Some(Sector::sliding(*w, *b)),
+            [w, b, wh, bh] => Some(Sector {
+                w: *w,
+                b: *b,
+                wh: *wh,
+                bh: *bh,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The extension of table files.
+pub const TABLE_EXTENSION: &str = "mtb";
+
+impl fmt::Display for Sector {
+    /// `w-b` for a sliding sector, `w-b-wh-bh` otherwise.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_sliding() {
+            write!(f, "{}-{}", self.w, self.b)
+        } else {
+            write!(f, "{}-{}-{}-{}", self.w, self.b, self.wh, self.bh)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        let s = Sector {
+            w: 3,
+            b: 4,
+            wh: 5,
+            bh: 6,
+        };
+        assert_eq!(s.to_string(), "3-4-5-6");
+        assert_eq!(Sector::sliding(3, 4).to_string(), "3-4");
+        let f = s.file_name("nine-noflying");
+        assert_eq!(f, "nine-noflying_3_4_5_6.mtb");
+        assert_eq!(
+            Sector::parse_file_name(&f),
+            Some(("nine-noflying".to_string(), s))
+        );
+        assert_eq!(Sector::parse("3-4"), Some(Sector::sliding(3, 4)));
+    }
+}

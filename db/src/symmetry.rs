@@ -1,0 +1,131 @@
+//! The symmetries of a board, derived from its data: every permutation of the
+//! points that maps adjacent points to adjacent points and mills to mills.
+//! For the 24- and 16-point boards these are the 8 rotations and reflections
+//! of the square times the exchange of the inner and outer rings (16); for
+//! the 9-point board the 8 of the square.
+
+use crate::board::{Bitboard, Board, Point, Points};
+
+/// One symmetry: a permutation of a board's points, with byte tables that
+/// apply it to a whole bitboard in three lookups.
+#[derive(Clone)]
+pub struct Symmetry {
+    image: Vec<Point>,
+    bytes: Box<[[Bitboard; 256]; 3]>,
+}
+
+impl std::fmt::Debug for Symmetry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Symmetry")
+            .field("image", &self.image)
+            .finish()
+    }
+}
+
+impl Symmetry {
+    fn new(image: Vec<Point>) -> Symmetry {
+        let mut bytes = Box::new([[0; 256]; 3]);
+        for (chunk, table) in bytes.iter_mut().enumerate() {
+            for (byte, slot) in table.iter_mut().enumerate() {
+                *slot = Points(byte as Bitboard)
+                    .map(|bit| 8 * chunk + bit as usize)
+                    .filter(|&p| p < image.len())
+                    .fold(0, |acc, p| acc | (1 << image[p]));
+            }
+        }
+        Symmetry { image, bytes }
+    }
+
+    /// The image of point `p`.
+    #[inline]
+    pub fn point(&self, p: Point) -> Point {
+        self.image[p as usize]
+    }
+
+    /// The image of a set of points.
+    #[inline]
+    pub fn apply(&self, set: Bitboard) -> Bitboard {
+        self.bytes[0][(set & 0xff) as usize]
+            | self.bytes[1][((set >> 8) & 0xff) as usize]
+            | self.bytes[2][((set >> 16) & 0xff) as usize]
+    }
+
+    /// The permutation as a slice: `image()[p]` is the image of point `p`.
+    pub fn image(&self) -> &[Point] {
+        &self.image
+    }
+}
+
+/// Finds every automorphism of the board (adjacency and mills), by
+/// backtracking over point images with adjacency pruning. The identity comes
+/// first because images are tried in increasing order.
+pub(crate) fn derive_symmetries(board: &Board) -> Vec<Symmetry> {
+    let n = board.len();
+    let adjacent = |a: usize, b: usize| board.adjacent(a as Point) & (1 << b) != 0;
+    let mut found = Vec::new();
+    let mut image = vec![usize::MAX; n];
+    let mut used = vec![false; n];
+    fn extend(
+        i: usize,
+        n: usize,
+        image: &mut Vec<usize>,
+        used: &mut Vec<bool>,
+        adjacent: &dyn Fn(usize, usize) -> bool,
+        board: &Board,
+        found: &mut Vec<Vec<Point>>,
+    ) {
+        if i == n {
+            let perm: Vec<Point> = image.iter().map(|&p| p as Point).collect();
+            let maps_mills = board.mills().iter().all(|&m| {
+                let img = Points(m).fold(0 as Bitboard, |acc, p| acc | (1 << perm[p as usize]));
+                board.mills().contains(&img)
+            });
+            if maps_mills {
+                found.push(perm);
+            }
+            return;
+        }
+        for j in 0..n {
+            if used[j]
+                || board.adjacent(i as Point).count_ones()
+                    != board.adjacent(j as Point).count_ones()
+            {
+                continue;
+            }
+            if (0..i).any(|p| adjacent(i, p) != adjacent(j, image[p])) {
+                continue;
+            }
+            image[i] = j;
+            used[j] = true;
+            extend(i + 1, n, image, used, adjacent, board, found);
+            used[j] = false;
+            image[i] = usize::MAX;
+        }
+    }
+    extend(0, n, &mut image, &mut used, &adjacent, board, &mut found);
+    found.into_iter().map(Symmetry::new).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symmetry_group_sizes_match_rules_md() {
+        assert_eq!(Board::twenty_four(false).symmetries().len(), 16);
+        assert_eq!(Board::twenty_four(true).symmetries().len(), 16);
+        assert_eq!(Board::sixteen().symmetries().len(), 16);
+        assert_eq!(Board::nine_point(true).symmetries().len(), 8);
+        assert_eq!(Board::nine_point(false).symmetries().len(), 8);
+    }
+
+    #[test]
+    fn identity_first_and_ring_swap_present() {
+        let b = Board::twenty_four(false);
+        let id = &b.symmetries()[0];
+        assert!((0..24).all(|p| id.point(p) == p));
+        let a7 = b.point("a7").unwrap();
+        let c5 = b.point("c5").unwrap();
+        assert!(b.symmetries().iter().any(|s| s.point(a7) == c5));
+    }
+}

@@ -1,0 +1,584 @@
+//! The table file format: one file per sector, a fixed little-endian header
+//! of 128 bytes followed by one 16-bit little-endian entry per slot of the
+//! sector's index (see [`crate::value`] for the entry encoding).
+//!
+//! | offset | size | field |
+//! |---:|---:|---|
+//! | 0 | 8 | magic `MORRISTB` |
+//! | 8 | 4 | format version ([`FORMAT_VERSION`]) |
+//! | 12 | 4 | header size in bytes (128) |
+//! | 16 | 8 | rule-set fingerprint ([`crate::RuleSet::fingerprint`]) |
+//! | 24 | 16 | rule-set name, UTF-8, zero-padded |
+//! | 40 | 4 | sector: w, b, wh, bh (one byte each) |
+//! | 44 | 4 | index scheme version ([`INDEX_VERSION`]) |
+//! | 48 | 4 | entry encoding ([`ENCODING_DTM16`]) |
+//! | 52 | 4 | reserved, zero |
+//! | 56 | 8 | entry count (slots) |
+//! | 64 | 8 | canonical positions |
+//! | 72 | 8 | wins |
+//! | 80 | 8 | losses |
+//! | 88 | 8 | draws |
+//! | 96 | 4 | longest win, plies |
+//! | 100 | 4 | longest loss, plies |
+//! | 104 | 8 | XXH3-64 of the payload |
+//! | 112 | 8 | reserved, zero |
+//! | 120 | 8 | XXH3-64 of header bytes 0..120 |
+//!
+//! Files are written under a temporary name (`.tmp` appended), synced and
+//! renamed, so a file with the final name is always complete. Opening checks
+//! every header field and the file size; the payload checksum is checked by
+//! [`Table::verify_checksum`] (a full read).
+
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+use crate::mapped::map_file;
+use crate::rules::RuleSet;
+use crate::sector::Sector;
+use crate::value::{Value, PADDING_ENTRY};
+
+/// The file magic.
+pub const MAGIC: [u8; 8] = *b"MORRISTB";
+/// The format version this library reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// The size of the header in bytes.
+pub const HEADER_SIZE: usize = 128;
+/// The index scheme this library uses ([`crate::index`]).
+pub const INDEX_VERSION: u32 = 1;
+/// Entry encoding: 16-bit DTM entries ([`crate::value`]).
+pub const ENCODING_DTM16: u32 = 1;
+
+/// What is wrong with a table file. Every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// The table does not exist.
+    #[error("no table for sector {sector}: {path} does not exist")]
+    Missing {
+        /// The sector asked for.
+        sector: Sector,
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// A header field or the file size is wrong.
+    #[error("{path}: corrupt table: {field}: {detail}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// The field that is wrong (`magic`, `version`, `header checksum`,
+        /// `file size`, `payload checksum`, ...).
+        field: &'static str,
+        /// What was found and what was expected.
+        detail: String,
+    },
+    /// The table belongs to another rule set.
+    #[error("{path}: table of rule set `{found}` (fingerprint {found_fingerprint:016x}), but the database is opened for rule set `{expected}` (fingerprint {expected_fingerprint:016x})")]
+    RuleSetMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The rule-set name in the header.
+        found: String,
+        /// Its fingerprint.
+        found_fingerprint: u64,
+        /// The rule set asked for.
+        expected: String,
+        /// Its fingerprint.
+        expected_fingerprint: u64,
+    },
+    /// The table holds another sector than its name says.
+    #[error("{path}: holds sector {found}, expected {expected}")]
+    SectorMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The sector in the header.
+        found: Sector,
+        /// The sector asked for.
+        expected: Sector,
+    },
+}
+
+impl TableError {
+    fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> TableError {
+        TableError::Corrupt {
+            path: path.to_path_buf(),
+            field,
+            detail: detail.into(),
+        }
+    }
+
+    fn io(path: &Path, source: io::Error) -> TableError {
+        TableError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// The header of a table file: identity, size and statistics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableHeader {
+    /// Fingerprint of the rule set the table was solved under.
+    pub rules_fingerprint: u64,
+    /// Name of that rule set (at most 16 bytes are stored).
+    pub rules_name: String,
+    /// The sector.
+    pub sector: Sector,
+    /// Slots (entries) in the payload.
+    pub entry_count: u64,
+    /// Canonical positions (slots that are not padding).
+    pub canonical_positions: u64,
+    /// Positions won by the side to move.
+    pub wins: u64,
+    /// Positions lost by the side to move.
+    pub losses: u64,
+    /// Drawn positions.
+    pub draws: u64,
+    /// Longest win, in plies (0 when there are no wins).
+    pub max_win: u32,
+    /// Longest loss, in plies (0 when there are no losses or only `Loss(0)`).
+    pub max_loss: u32,
+    /// XXH3-64 of the payload bytes.
+    pub payload_checksum: u64,
+}
+
+impl TableHeader {
+    /// The header for `entries` of `sector` under `rules`: counts, longest
+    /// distances and checksum computed from the entries.
+    pub fn for_entries(rules: &RuleSet, sector: Sector, entries: &[u16]) -> TableHeader {
+        let mut h = TableHeader {
+            rules_fingerprint: rules.fingerprint(),
+            rules_name: rules.name().to_string(),
+            sector,
+            entry_count: entries.len() as u64,
+            canonical_positions: 0,
+            wins: 0,
+            losses: 0,
+            draws: 0,
+            max_win: 0,
+            max_loss: 0,
+            payload_checksum: 0,
+        };
+        for &e in entries {
+            match Value::from_entry(e) {
+                None => {}
+                Some(Value::Draw) => h.draws += 1,
+                Some(Value::Win(n)) => {
+                    h.wins += 1;
+                    h.max_win = h.max_win.max(n as u32);
+                }
+                Some(Value::Loss(n)) => {
+                    h.losses += 1;
+                    h.max_loss = h.max_loss.max(n as u32);
+                }
+            }
+        }
+        h.canonical_positions = h.wins + h.losses + h.draws;
+        let mut hasher = Xxh3::new();
+        for chunk in entries.chunks(1 << 16) {
+            hasher.update(&entries_to_bytes(chunk));
+        }
+        h.payload_checksum = hasher.digest();
+        h
+    }
+
+    /// The 128 header bytes.
+    pub fn encode(&self) -> [u8; HEADER_SIZE] {
+        let mut b = [0u8; HEADER_SIZE];
+        b[0..8].copy_from_slice(&MAGIC);
+        b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        b[12..16].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
+        b[16..24].copy_from_slice(&self.rules_fingerprint.to_le_bytes());
+        let name = self.rules_name.as_bytes();
+        let n = name.len().min(16);
+        b[24..24 + n].copy_from_slice(&name[..n]);
+        b[40..44].copy_from_slice(&[self.sector.w, self.sector.b, self.sector.wh, self.sector.bh]);
+        b[44..48].copy_from_slice(&INDEX_VERSION.to_le_bytes());
+        b[48..52].copy_from_slice(&ENCODING_DTM16.to_le_bytes());
+        b[56..64].copy_from_slice(&self.entry_count.to_le_bytes());
+        b[64..72].copy_from_slice(&self.canonical_positions.to_le_bytes());
+        b[72..80].copy_from_slice(&self.wins.to_le_bytes());
+        b[80..88].copy_from_slice(&self.losses.to_le_bytes());
+        b[88..96].copy_from_slice(&self.draws.to_le_bytes());
+        b[96..100].copy_from_slice(&self.max_win.to_le_bytes());
+        b[100..104].copy_from_slice(&self.max_loss.to_le_bytes());
+        b[104..112].copy_from_slice(&self.payload_checksum.to_le_bytes());
+        let sum = xxh3_64(&b[0..120]);
+        b[120..128].copy_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    /// Reads and checks a header: magic, version, header size, header
+    /// checksum, index scheme, entry encoding and the consistency of the
+    /// statistics.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] naming the first field that is wrong.
+    pub fn decode(bytes: &[u8], path: &Path) -> Result<TableHeader, TableError> {
+        if bytes.len() < HEADER_SIZE {
+            return Err(TableError::corrupt(
+                path,
+                "file size",
+                format!(
+                    "{} bytes, shorter than the {HEADER_SIZE}-byte header",
+                    bytes.len()
+                ),
+            ));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or([0; 4]));
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap_or([0; 8]));
+        if bytes[0..8] != MAGIC {
+            return Err(TableError::corrupt(
+                path,
+                "magic",
+                "not a morris table (magic is not MORRISTB)",
+            ));
+        }
+        let version = u32_at(8);
+        if version != FORMAT_VERSION {
+            return Err(TableError::corrupt(
+                path,
+                "version",
+                format!("format version {version}; this program reads version {FORMAT_VERSION}: re-solve the table or use a matching release"),
+            ));
+        }
+        if xxh3_64(&bytes[0..120]) != u64_at(120) {
+            return Err(TableError::corrupt(
+                path,
+                "header checksum",
+                "the header was changed or damaged",
+            ));
+        }
+        if u32_at(12) as usize != HEADER_SIZE {
+            return Err(TableError::corrupt(
+                path,
+                "header size",
+                format!("{}, expected {HEADER_SIZE}", u32_at(12)),
+            ));
+        }
+        if u32_at(44) != INDEX_VERSION {
+            return Err(TableError::corrupt(
+                path,
+                "index version",
+                format!("{}, expected {INDEX_VERSION}", u32_at(44)),
+            ));
+        }
+        if u32_at(48) != ENCODING_DTM16 {
+            return Err(TableError::corrupt(
+                path,
+                "entry encoding",
+                format!("{}, expected {ENCODING_DTM16}", u32_at(48)),
+            ));
+        }
+        let name_bytes: Vec<u8> = bytes[24..40]
+            .iter()
+            .copied()
+            .take_while(|&c| c != 0)
+            .collect();
+        let rules_name = String::from_utf8(name_bytes)
+            .map_err(|_| TableError::corrupt(path, "rule-set name", "not UTF-8"))?;
+        let h = TableHeader {
+            rules_fingerprint: u64_at(16),
+            rules_name,
+            sector: Sector {
+                w: bytes[40],
+                b: bytes[41],
+                wh: bytes[42],
+                bh: bytes[43],
+            },
+            entry_count: u64_at(56),
+            canonical_positions: u64_at(64),
+            wins: u64_at(72),
+            losses: u64_at(80),
+            draws: u64_at(88),
+            max_win: u32_at(96),
+            max_loss: u32_at(100),
+            payload_checksum: u64_at(104),
+        };
+        let sum = h
+            .wins
+            .checked_add(h.losses)
+            .and_then(|s| s.checked_add(h.draws));
+        if sum != Some(h.canonical_positions) || h.canonical_positions > h.entry_count {
+            return Err(TableError::corrupt(
+                path,
+                "statistics",
+                "wins + losses + draws do not add up to the canonical positions",
+            ));
+        }
+        Ok(h)
+    }
+}
+
+fn entries_to_bytes(entries: &[u16]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entries.len() * 2);
+    for e in entries {
+        out.extend_from_slice(&e.to_le_bytes());
+    }
+    out
+}
+
+/// The path of `sector`'s table for `rules` in directory `dir`.
+pub fn table_path(dir: &Path, rules: &RuleSet, sector: Sector) -> PathBuf {
+    dir.join(sector.file_name(rules.name()))
+}
+
+/// Writes a table atomically: to `<path>.tmp`, synced, then renamed to
+/// `path`. On any error the temporary file is removed and nothing with the
+/// final name is created.
+///
+/// # Errors
+/// [`TableError::Io`] naming the file (a full disk among them).
+pub fn write_table(path: &Path, header: &TableHeader, entries: &[u16]) -> Result<(), TableError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let result = (|| -> io::Result<()> {
+        let file = File::create(&tmp)?;
+        let mut w = io::BufWriter::with_capacity(1 << 20, file);
+        w.write_all(&header.encode())?;
+        for chunk in entries.chunks(1 << 16) {
+            w.write_all(&entries_to_bytes(chunk))?;
+        }
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)?;
+        Ok(())
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        TableError::io(path, e)
+    })
+}
+
+/// An open, memory-mapped table.
+#[derive(Debug)]
+pub struct Table {
+    path: PathBuf,
+    header: TableHeader,
+    map: Mmap,
+}
+
+impl Table {
+    /// Opens a table file and checks its header and size, without knowing
+    /// the rule set (for `morris stats`).
+    ///
+    /// # Errors
+    /// [`TableError::Io`] if it cannot be read, [`TableError::Corrupt`] for
+    /// a bad header or a size that does not match the entry count.
+    pub fn open_unchecked(path: &Path) -> Result<Table, TableError> {
+        let mut file = File::open(path).map_err(|e| TableError::io(path, e))?;
+        let len = file.metadata().map_err(|e| TableError::io(path, e))?.len();
+        if len < HEADER_SIZE as u64 {
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes)
+                .map_err(|e| TableError::io(path, e))?;
+            TableHeader::decode(&bytes, path)?;
+        }
+        let map = map_file(&file).map_err(|e| TableError::io(path, e))?;
+        let header = TableHeader::decode(&map, path)?;
+        let expected = header
+            .entry_count
+            .checked_mul(2)
+            .and_then(|p| p.checked_add(HEADER_SIZE as u64));
+        if expected != Some(map.len() as u64) {
+            return Err(TableError::corrupt(
+                path,
+                "file size",
+                format!(
+                    "{} bytes, but the header's {} entries need {} bytes (cut short or extended)",
+                    map.len(),
+                    header.entry_count,
+                    expected.map_or("too many".to_string(), |e| e.to_string())
+                ),
+            ));
+        }
+        Ok(Table {
+            path: path.to_path_buf(),
+            header,
+            map,
+        })
+    }
+
+    /// Opens `sector`'s table of `rules` in `dir` and checks that it belongs
+    /// to that rule set and sector and has `expected_entries` entries.
+    ///
+    /// # Errors
+    /// [`TableError::Missing`] when the file does not exist,
+    /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`],
+    /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
+    pub fn open(
+        dir: &Path,
+        rules: &RuleSet,
+        sector: Sector,
+        expected_entries: u64,
+    ) -> Result<Table, TableError> {
+        let path = table_path(dir, rules, sector);
+        if !path.exists() {
+            return Err(TableError::Missing { sector, path });
+        }
+        let table = Table::open_unchecked(&path)?;
+        table.check(rules, sector, expected_entries)?;
+        Ok(table)
+    }
+
+    /// Checks the header against a rule set, sector and entry count.
+    ///
+    /// # Errors
+    /// As [`Table::open`].
+    pub fn check(
+        &self,
+        rules: &RuleSet,
+        sector: Sector,
+        expected_entries: u64,
+    ) -> Result<(), TableError> {
+        let h = &self.header;
+        if h.rules_fingerprint != rules.fingerprint() {
+            return Err(TableError::RuleSetMismatch {
+                path: self.path.clone(),
+                found: h.rules_name.clone(),
+                found_fingerprint: h.rules_fingerprint,
+                expected: rules.name().to_string(),
+                expected_fingerprint: rules.fingerprint(),
+            });
+        }
+        if h.sector != sector {
+            return Err(TableError::SectorMismatch {
+                path: self.path.clone(),
+                found: h.sector,
+                expected: sector,
+            });
+        }
+        if h.entry_count != expected_entries {
+            return Err(TableError::corrupt(
+                &self.path,
+                "entry count",
+                format!(
+                    "{}, but sector {sector} has {expected_entries} slots",
+                    h.entry_count
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads the whole payload and compares its XXH3-64 with the header's.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] with field `payload checksum` on a mismatch.
+    pub fn verify_checksum(&self) -> Result<(), TableError> {
+        let sum = xxh3_64(&self.map[HEADER_SIZE..]);
+        if sum != self.header.payload_checksum {
+            return Err(TableError::corrupt(
+                &self.path,
+                "payload checksum",
+                format!(
+                    "{sum:016x}, header says {:016x}: the table is damaged",
+                    self.header.payload_checksum
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The header.
+    pub fn header(&self) -> &TableHeader {
+        &self.header
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The raw entry of `slot`; `None` past the end.
+    #[inline]
+    pub fn entry(&self, slot: u64) -> Option<u16> {
+        let o = HEADER_SIZE + 2 * usize::try_from(slot).ok()?;
+        let b = self.map.get(o..o + 2)?;
+        Some(u16::from_le_bytes([b[0], b[1]]))
+    }
+
+    /// The value at `slot`; `None` for padding or past the end.
+    #[inline]
+    pub fn value(&self, slot: u64) -> Option<Value> {
+        self.entry(slot).and_then(Value::from_entry)
+    }
+
+    /// Whether the slot is padding (not a canonical position).
+    pub fn is_padding(&self, slot: u64) -> bool {
+        self.entry(slot) == Some(PADDING_ENTRY)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_open_and_detect_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = RuleSet::preset("nine").unwrap();
+        let sector = Sector::sliding(3, 3);
+        let entries = vec![0u16, 2, 3, PADDING_ENTRY, 27];
+        let header = TableHeader::for_entries(&rules, sector, &entries);
+        assert_eq!(
+            (
+                header.wins,
+                header.losses,
+                header.draws,
+                header.max_win,
+                header.max_loss
+            ),
+            (1, 2, 1, 1, 26)
+        );
+        let path = table_path(dir.path(), &rules, sector);
+        write_table(&path, &header, &entries).unwrap();
+        let t = Table::open(dir.path(), &rules, sector, 5).unwrap();
+        t.verify_checksum().unwrap();
+        assert_eq!(t.value(4), Some(Value::Loss(26)));
+        assert_eq!(t.value(3), None);
+        drop(t);
+
+        let other = RuleSet::preset("nine-noflying").unwrap();
+        assert!(matches!(
+            Table::open_unchecked(&path)
+                .unwrap()
+                .check(&other, sector, 5),
+            Err(TableError::RuleSetMismatch { .. })
+        ));
+
+        let good = fs::read(&path).unwrap();
+        let mut bad = good.clone();
+        bad[HEADER_SIZE + 1] ^= 1;
+        fs::write(&path, &bad).unwrap();
+        let err = Table::open(dir.path(), &rules, sector, 5)
+            .unwrap()
+            .verify_checksum()
+            .unwrap_err();
+        assert!(err.to_string().contains("payload checksum"), "{err}");
+
+        let mut bad = good.clone();
+        bad[60] ^= 1;
+        fs::write(&path, &bad).unwrap();
+        let err = Table::open(dir.path(), &rules, sector, 5).unwrap_err();
+        assert!(err.to_string().contains("header checksum"), "{err}");
+
+        fs::write(&path, &good[..good.len() - 1]).unwrap();
+        let err = Table::open(dir.path(), &rules, sector, 5).unwrap_err();
+        assert!(err.to_string().contains("file size"), "{err}");
+
+        fs::write(&path, &good[..50]).unwrap();
+        assert!(Table::open(dir.path(), &rules, sector, 5).is_err());
+    }
+}

@@ -1,0 +1,138 @@
+//! Values of positions for the side to move, and their 16-bit table entries.
+//!
+//! | value | meaning | entry |
+//! |---|---|---|
+//! | `Win(n)` | the side to move wins in `n` plies (n odd) | `n + 1` |
+//! | `Loss(n)` | the side to move loses in `n` plies (n even) | `n + 1` |
+//! | `Draw` | neither side can force a win | `0` |
+//! | (padding) | the slot is not a canonical position | `0xFFFF` |
+//!
+//! DTM counts plies to the end of the game under perfect play (the winner
+//! takes the shortest way, the loser the longest); a move with its removal is
+//! one ply. `Loss(0)`: the side to move is blocked or has fewer than three
+//! stones. Entries hold DTM up to 65,533 plies.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// The game-theoretic value of a position for the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Value {
+    /// Win in this many plies (odd).
+    Win(u16),
+    /// Loss in this many plies (even).
+    Loss(u16),
+    /// Draw.
+    Draw,
+}
+
+/// Table entry of a slot that is not a canonical position.
+pub const PADDING_ENTRY: u16 = 0xFFFF;
+/// Table entry of a draw.
+pub const DRAW_ENTRY: u16 = 0;
+/// The largest DTM an entry can hold, in plies.
+pub const MAX_DTM: u16 = 0xFFFD;
+
+impl Value {
+    /// Decodes a table entry; `None` for the padding entry.
+    #[inline]
+    pub fn from_entry(entry: u16) -> Option<Value> {
+        match entry {
+            DRAW_ENTRY => Some(Value::Draw),
+            PADDING_ENTRY => None,
+            e => {
+                let n = e - 1;
+                Some(if n % 2 == 1 {
+                    Value::Win(n)
+                } else {
+                    Value::Loss(n)
+                })
+            }
+        }
+    }
+
+    /// The table entry of this value (see the module table).
+    #[inline]
+    pub fn to_entry(self) -> u16 {
+        match self {
+            Value::Draw => DRAW_ENTRY,
+            Value::Win(n) | Value::Loss(n) => n + 1,
+        }
+    }
+
+    /// The value of a move for the mover, given the value of the position
+    /// it leads to for the opponent: `Loss(n)` becomes `Win(n + 1)`, `Win(n)`
+    /// becomes `Loss(n + 1)`.
+    #[inline]
+    pub fn back(self) -> Value {
+        match self {
+            Value::Win(n) => Value::Loss(n + 1),
+            Value::Loss(n) => Value::Win(n + 1),
+            Value::Draw => Value::Draw,
+        }
+    }
+
+    /// Orders values best first for the side to move: shortest win, then
+    /// draws, then the longest loss.
+    pub fn best_first(a: &Value, b: &Value) -> Ordering {
+        fn key(v: &Value) -> (u8, i32) {
+            match *v {
+                Value::Win(n) => (0, n as i32),
+                Value::Draw => (1, 0),
+                Value::Loss(n) => (2, -(n as i32)),
+            }
+        }
+        key(a).cmp(&key(b))
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Win(n) => write!(f, "win in {n}"),
+            Value::Loss(n) => write!(f, "loss in {n}"),
+            Value::Draw => write!(f, "draw"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip() {
+        for v in [
+            Value::Draw,
+            Value::Loss(0),
+            Value::Win(1),
+            Value::Loss(26),
+            Value::Win(4095),
+        ] {
+            assert_eq!(Value::from_entry(v.to_entry()), Some(v));
+        }
+        assert_eq!(Value::from_entry(PADDING_ENTRY), None);
+    }
+
+    #[test]
+    fn best_first_order() {
+        let mut v = vec![
+            Value::Loss(2),
+            Value::Draw,
+            Value::Win(5),
+            Value::Loss(8),
+            Value::Win(1),
+        ];
+        v.sort_by(Value::best_first);
+        assert_eq!(
+            v,
+            [
+                Value::Win(1),
+                Value::Win(5),
+                Value::Draw,
+                Value::Loss(8),
+                Value::Loss(2)
+            ]
+        );
+    }
+}
