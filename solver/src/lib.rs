@@ -1,1 +1,191 @@
-//! placeholder
+//! Retrograde analysis of the morris family's sliding phase (DESIGN.md,
+//! "Solving"): fills the tables of a rule set pair of sectors by pair, in an
+//! order where every capture lands in a pair already solved, with exact DTM
+//! across sectors, in parallel with rayon, with indicatif progress, skipping
+//! tables already on disk.
+#![warn(missing_docs)]
+
+mod pair;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use morris_db::table::{table_path, write_table};
+use morris_db::{RuleSet, Sector, Table, TableError, TableHeader};
+
+/// How to solve.
+#[derive(Debug, Clone)]
+pub struct SolveOptions {
+    /// Solve the sliding sectors with `w + b <= max_stones` (stones on the
+    /// board of both sides together).
+    pub max_stones: u32,
+    /// Draw indicatif progress bars on standard error.
+    pub progress: bool,
+}
+
+impl Default for SolveOptions {
+    /// Every sliding sector, with progress.
+    fn default() -> Self {
+        SolveOptions {
+            max_stones: u32::MAX,
+            progress: true,
+        }
+    }
+}
+
+/// Why a solve stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    /// A table could not be written, or a solved table it depends on could
+    /// not be read.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// The database directory could not be created or listed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The rule set's sliding phase is not solved by this solver yet.
+    #[error("rule set `{0}`: solving its sliding phase is not supported yet")]
+    Unsupported(String),
+    /// An internal consistency check failed (a bug; the table was not written).
+    #[error("internal error while solving sector {sector}: {detail}")]
+    Internal {
+        /// The sector being solved.
+        sector: Sector,
+        /// What went wrong.
+        detail: String,
+    },
+}
+
+/// What one solved sector holds.
+#[derive(Debug, Clone)]
+pub struct SectorReport {
+    /// The sector.
+    pub sector: Sector,
+    /// Its header (counts, longest distances).
+    pub header: TableHeader,
+}
+
+/// What a solve did.
+#[derive(Debug, Clone, Default)]
+pub struct SolveReport {
+    /// Sectors solved in this run.
+    pub solved: Vec<SectorReport>,
+    /// Sectors skipped because a valid table was already on disk.
+    pub skipped: Vec<Sector>,
+    /// Canonical positions solved in this run.
+    pub positions: u64,
+    /// Wall time of this run, seconds.
+    pub seconds: f64,
+}
+
+/// The sliding pairs `(w, b)` with `w <= b`, both at least 3 and at most the
+/// rule set's stones, `w + b <= max_stones`, in solving order (fewest stones
+/// first: a capture lowers the total, so every capture lands in a pair
+/// solved before).
+pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
+    let n = rules.board().len() as u32;
+    let mut pairs = Vec::new();
+    for total in 6..=(2 * rules.stones as u32).min(max_stones).min(n) {
+        for w in 3..=total / 2 {
+            let b = total - w;
+            if b <= rules.stones as u32 {
+                pairs.push((w as u8, b as u8));
+            }
+        }
+    }
+    pairs
+}
+
+/// Solves every sliding sector with `w + b <= options.max_stones` of `rules`
+/// into directory `dir` (created if missing), skipping sectors whose table is
+/// already there with a valid header. Removes left-over temporary files of an
+/// interrupted run first.
+///
+/// # Errors
+/// [`SolveError::Unsupported`] for rule sets whose sliding phase is not
+/// handled yet; [`SolveError::Io`] when the directory cannot be used;
+/// [`SolveError::Table`] when a table cannot be written or a table already
+/// on disk is damaged (delete it and run again).
+pub fn solve_sliding(
+    rules: &RuleSet,
+    dir: &Path,
+    options: &SolveOptions,
+) -> Result<SolveReport, SolveError> {
+    if !rules.sliding_phase_supported() {
+        return Err(SolveError::Unsupported(rules.name().to_string()));
+    }
+    let start = Instant::now();
+    let io = |source| SolveError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    fs::create_dir_all(dir).map_err(io)?;
+    remove_temporary_files(dir).map_err(io)?;
+    let mut report = SolveReport::default();
+    let pairs = sliding_pairs(rules, options.max_stones);
+    let overall = if options.progress {
+        let bar = ProgressBar::new(pairs.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} pairs, {elapsed} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_prefix(format!("solve {}", rules.name()));
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    for (w, b) in pairs {
+        let sectors: Vec<Sector> = if w == b {
+            vec![Sector::sliding(w, b)]
+        } else {
+            vec![Sector::sliding(w, b), Sector::sliding(b, w)]
+        };
+        let missing: Vec<Sector> = sectors
+            .iter()
+            .copied()
+            .filter(|&s| {
+                let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
+                Table::open(dir, rules, s, len).is_err()
+            })
+            .collect();
+        if missing.is_empty() {
+            report.skipped.extend(sectors);
+            overall.inc(1);
+            continue;
+        }
+        overall.set_message(format!("pair {w}-{b}"));
+        let solved = pair::solve_pair(rules, dir, w, b, &overall)?;
+        for (sector, entries) in solved {
+            let header = TableHeader::for_entries(rules, sector, &entries);
+            if missing.contains(&sector) {
+                write_table(&table_path(dir, rules, sector), &header, &entries)?;
+                report.positions += header.canonical_positions;
+                report.solved.push(SectorReport { sector, header });
+            } else {
+                report.skipped.push(sector);
+            }
+        }
+        overall.inc(1);
+    }
+    overall.finish_and_clear();
+    report.seconds = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Removes `*.tmp` files that an interrupted run left behind.
+fn remove_temporary_files(dir: &Path) -> std::io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "tmp") {
+            fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,377 @@
+//! Retrograde analysis of one sliding pair: sectors `w-b` and `b-w` (one
+//! sector when `w == b`), whose moves without removal lead into each other.
+//!
+//! Phases, named as in the Syzygy generator:
+//! 1. *initialise*: every slot gets padding or unknown; every position
+//!    counts its distinct in-pair children (its successor counter) and
+//!    looks up its capture children in the solved tables. Captures give
+//!    claims: `Win(k + 1)` for a capture into `Loss(k)`; `Loss(1 + max)` for
+//!    a position whose every move is a capture into a win. A capture into a
+//!    draw or a loss also adds a phantom child that never resolves, so the
+//!    position can never be counted down to a loss.
+//! 2. *iterate* ply by ply, d = 0, 1, 2, ...: claims for ply d that still
+//!    find their slot unknown take it; every position resolved at ply d
+//!    visits its predecessors through un-moves: a `Loss(d)` makes them
+//!    `Win(d + 1)`, a `Win(d)` counts their counter down, and a counter
+//!    reaching zero makes a loss at `max(d + 1, 1 + deepest capture win)`,
+//!    claimed at that ply (DESIGN.md: "a loss whose last unresolved child was
+//!    resolved early still waits for its deepest capture child").
+//! 3. what is still unknown is a draw.
+//!
+//! Children and predecessors are canonical slots, de-duplicated per
+//! position on both sides, so counters count distinct canonical children.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
+
+use indicatif::ProgressBar;
+use morris_db::moves::{generate_moves, sliding_unmoves};
+use morris_db::value::{Value, PADDING_ENTRY};
+use morris_db::{Bitboard, Move, RuleSet, Sector, SectorIndex, Table};
+use rayon::prelude::*;
+
+use crate::SolveError;
+
+const SIDE_BIT: u64 = 1 << 63;
+const SLOT_MASK: u64 = (1 << 40) - 1;
+
+/// One sector of the pair while it is being solved.
+struct Side {
+    sector: Sector,
+    index: SectorIndex,
+    values: Vec<AtomicU16>,
+    counters: Vec<AtomicU8>,
+    /// Where captures from this sector land: `None` when they leave the
+    /// opponent with two stones (an immediate win).
+    captures: Option<(SectorIndex, Table)>,
+}
+
+struct Pair<'a> {
+    rules: &'a RuleSet,
+    sides: Vec<Side>,
+    fault: AtomicBool,
+}
+
+#[derive(Default)]
+struct Scratch {
+    moves: Vec<Move>,
+    slots: Vec<u64>,
+    preds: Vec<(Bitboard, Bitboard)>,
+    next: Vec<u64>,
+    claims: Vec<u64>,
+}
+
+impl Pair<'_> {
+    /// The side (0 or 1) that `side`'s moves without removal lead to.
+    fn other(&self, side: usize) -> usize {
+        if self.sides.len() == 1 {
+            0
+        } else {
+            1 - side
+        }
+    }
+
+    fn item(side: usize, slot: u64) -> u64 {
+        if side == 1 {
+            slot | SIDE_BIT
+        } else {
+            slot
+        }
+    }
+
+    fn claim(side: usize, slot: u64, value: Value) -> u64 {
+        Self::item(side, slot) | (value.to_entry() as u64) << 40
+    }
+
+    fn split(item: u64) -> (usize, u64, u16) {
+        (
+            ((item & SIDE_BIT) != 0) as usize,
+            item & SLOT_MASK,
+            ((item >> 40) & 0xFFFF) as u16,
+        )
+    }
+
+    /// Looks up a capture child's value; flags a fault for a slot that the
+    /// solved table does not hold.
+    fn capture_value(&self, side: usize, us: Bitboard, them: Bitboard, mv: Move) -> Value {
+        let (mover, victim) = morris_db::moves::apply_move(us, them, mv);
+        match &self.sides[side].captures {
+            None => Value::Loss(0),
+            Some((index, table)) => match table.value(index.index(victim, mover)) {
+                Some(v) => v,
+                None => {
+                    self.fault.store(true, Relaxed);
+                    Value::Draw
+                }
+            },
+        }
+    }
+
+    /// Phase 1 for one slot.
+    fn initialise(&self, side: usize, slot: u64, s: &mut Scratch) {
+        let me = &self.sides[side];
+        let Some((us, them)) = me.index.position(slot) else {
+            me.values[slot as usize].store(PADDING_ENTRY, Relaxed);
+            return;
+        };
+        s.moves.clear();
+        generate_moves(self.rules, us, them, 0, &mut s.moves);
+        if s.moves.is_empty() {
+            s.claims.push(Self::claim(side, slot, Value::Loss(0)));
+            return;
+        }
+        let other = &self.sides[self.other(side)];
+        let (orbit, sym) = other.index.orbit_table().orbit_of(them);
+        s.slots.clear();
+        let mut best_win: Option<u16> = None;
+        let mut blocks_loss = false;
+        let mut deepest_win = 0u16;
+        for i in 0..s.moves.len() {
+            let mv = s.moves[i];
+            if mv.removal.is_none() {
+                let mut mover = us | (1 << mv.to);
+                if let Some(f) = mv.from {
+                    mover &= !(1 << f);
+                }
+                s.slots
+                    .push(other.index.index_with_orbit(orbit, sym, mover));
+            } else {
+                match self.capture_value(side, us, them, mv) {
+                    Value::Loss(k) => best_win = Some(best_win.map_or(k + 1, |b| b.min(k + 1))),
+                    Value::Draw => blocks_loss = true,
+                    Value::Win(k) => deepest_win = deepest_win.max(k),
+                }
+            }
+        }
+        s.slots.sort_unstable();
+        s.slots.dedup();
+        let mut counter = s.slots.len();
+        if let Some(n) = best_win {
+            s.claims.push(Self::claim(side, slot, Value::Win(n)));
+            counter += 1;
+        } else if blocks_loss {
+            counter += 1;
+        } else if counter == 0 {
+            s.claims
+                .push(Self::claim(side, slot, Value::Loss(deepest_win + 1)));
+        }
+        if counter > u8::MAX as usize {
+            self.fault.store(true, Relaxed);
+        }
+        me.counters[slot as usize].store(counter as u8, Relaxed);
+    }
+
+    /// The ply at which a position whose in-pair children are all won for
+    /// the opponent is lost: one more than its deepest capture child.
+    fn capture_loss_floor(&self, side: usize, slot: u64, s: &mut Scratch) -> u16 {
+        let Some((us, them)) = self.sides[side].index.position(slot) else {
+            self.fault.store(true, Relaxed);
+            return 0;
+        };
+        s.moves.clear();
+        generate_moves(self.rules, us, them, 0, &mut s.moves);
+        let mut floor = 0;
+        for i in 0..s.moves.len() {
+            let mv = s.moves[i];
+            if mv.removal.is_some() {
+                match self.capture_value(side, us, them, mv) {
+                    Value::Win(k) => floor = floor.max(k + 1),
+                    _ => self.fault.store(true, Relaxed),
+                }
+            }
+        }
+        floor
+    }
+
+    /// Phase 2 for one position resolved at ply `d`.
+    fn propagate(&self, item: u64, d: u16, s: &mut Scratch) {
+        let (side, slot, _) = Self::split(item);
+        let me = &self.sides[side];
+        let value = Value::from_entry(me.values[slot as usize].load(Relaxed));
+        let Some((us, them)) = me.index.position(slot) else {
+            self.fault.store(true, Relaxed);
+            return;
+        };
+        let pred_side = self.other(side);
+        let pred = &self.sides[pred_side];
+        s.preds.clear();
+        sliding_unmoves(self.rules, us, them, &mut s.preds);
+        s.slots.clear();
+        s.slots
+            .extend(s.preds.iter().map(|&(pu, pt)| pred.index.index(pu, pt)));
+        s.slots.sort_unstable();
+        s.slots.dedup();
+        for i in 0..s.slots.len() {
+            let q = s.slots[i];
+            let cell = &pred.values[q as usize];
+            match value {
+                Some(Value::Loss(_)) => {
+                    if cell
+                        .compare_exchange(0, Value::Win(d + 1).to_entry(), Relaxed, Relaxed)
+                        .is_ok()
+                    {
+                        s.next.push(Self::item(pred_side, q));
+                    }
+                }
+                Some(Value::Win(_)) => {
+                    if cell.load(Relaxed) != 0 {
+                        continue;
+                    }
+                    let before = pred.counters[q as usize].fetch_sub(1, Relaxed);
+                    if before == 0 {
+                        self.fault.store(true, Relaxed);
+                    } else if before == 1 {
+                        let ply = (d + 1).max(self.capture_loss_floor(pred_side, q, s));
+                        if ply == d + 1 {
+                            if cell
+                                .compare_exchange(0, Value::Loss(ply).to_entry(), Relaxed, Relaxed)
+                                .is_ok()
+                            {
+                                s.next.push(Self::item(pred_side, q));
+                            }
+                        } else {
+                            s.claims.push(Self::claim(pred_side, q, Value::Loss(ply)));
+                        }
+                    }
+                }
+                _ => self.fault.store(true, Relaxed),
+            }
+        }
+    }
+}
+
+/// Sorts claims into buckets by ply.
+fn bucket(buckets: &mut Vec<Vec<u64>>, claims: Vec<u64>) {
+    for c in claims {
+        let ply = (Pair::split(c).2 - 1) as usize;
+        if buckets.len() <= ply {
+            buckets.resize_with(ply + 1, Vec::new);
+        }
+        buckets[ply].push(c);
+    }
+}
+
+/// Solves the pair `w-b`/`b-w` and returns each sector with its entries.
+pub(crate) fn solve_pair(
+    rules: &RuleSet,
+    dir: &Path,
+    w: u8,
+    b: u8,
+    progress: &ProgressBar,
+) -> Result<Vec<(Sector, Vec<u16>)>, SolveError> {
+    let sectors = if w == b {
+        vec![Sector::sliding(w, b)]
+    } else {
+        vec![Sector::sliding(w, b), Sector::sliding(b, w)]
+    };
+    let mut sides = Vec::new();
+    for &sector in &sectors {
+        let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+        let len = index.len() as usize;
+        let captures = if sector.b > 3 {
+            let target = Sector::sliding(sector.b - 1, sector.w);
+            let target_index = rules.indexer().sector(target.w as usize, target.b as usize);
+            let table = Table::open(dir, rules, target, target_index.len())?;
+            Some((target_index, table))
+        } else {
+            None
+        };
+        sides.push(Side {
+            sector,
+            index,
+            values: (0..len).map(|_| AtomicU16::new(0)).collect(),
+            counters: (0..len).map(|_| AtomicU8::new(0)).collect(),
+            captures,
+        });
+    }
+    let pair = Pair {
+        rules,
+        sides,
+        fault: AtomicBool::new(false),
+    };
+    let name = sectors
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join("/");
+
+    progress.set_message(format!("pair {name}: initialising"));
+    let mut buckets: Vec<Vec<u64>> = Vec::new();
+    for side in 0..pair.sides.len() {
+        let len = pair.sides[side].index.len();
+        const CHUNK: u64 = 1 << 12;
+        let claims: Vec<Vec<u64>> = (0..len.div_ceil(CHUNK))
+            .into_par_iter()
+            .fold(Scratch::default, |mut s, chunk| {
+                for slot in chunk * CHUNK..((chunk + 1) * CHUNK).min(len) {
+                    pair.initialise(side, slot, &mut s);
+                }
+                s
+            })
+            .map(|s| s.claims)
+            .collect();
+        for c in claims {
+            bucket(&mut buckets, c);
+        }
+    }
+
+    let mut frontier: Vec<u64> = Vec::new();
+    let mut d: u16 = 0;
+    loop {
+        if let Some(claims) = buckets.get_mut(d as usize) {
+            let claims = std::mem::take(claims);
+            let won: Vec<u64> = claims
+                .into_par_iter()
+                .filter_map(|c| {
+                    let (side, slot, entry) = Pair::split(c);
+                    let cell = &pair.sides[side].values[slot as usize];
+                    cell.compare_exchange(0, entry, Relaxed, Relaxed)
+                        .ok()
+                        .map(|_| Pair::item(side, slot))
+                })
+                .collect();
+            frontier.extend(won);
+        }
+        if frontier.is_empty() && buckets.len() <= d as usize + 1 {
+            break;
+        }
+        progress.set_message(format!(
+            "pair {name}: ply {d}, {} positions resolved at this ply",
+            frontier.len()
+        ));
+        let results: Vec<(Vec<u64>, Vec<u64>)> = frontier
+            .par_iter()
+            .with_min_len(256)
+            .fold(Scratch::default, |mut s, &item| {
+                pair.propagate(item, d, &mut s);
+                s
+            })
+            .map(|s| (s.next, s.claims))
+            .collect();
+        frontier = Vec::new();
+        for (next, claims) in results {
+            frontier.extend(next);
+            bucket(&mut buckets, claims);
+        }
+        d = d.checked_add(1).ok_or_else(|| SolveError::Internal {
+            sector: sectors[0],
+            detail: "DTM beyond 65,533 plies".to_string(),
+        })?;
+    }
+    if pair.fault.load(Relaxed) {
+        return Err(SolveError::Internal {
+            sector: sectors[0],
+            detail: "a successor counter or a solved table was inconsistent".to_string(),
+        });
+    }
+    Ok(pair
+        .sides
+        .into_iter()
+        .map(|side| {
+            (
+                side.sector,
+                side.values.into_iter().map(AtomicU16::into_inner).collect(),
+            )
+        })
+        .collect())
+}
