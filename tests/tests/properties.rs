@@ -1,0 +1,622 @@
+//! Property tests of `morris-db` (DESIGN.md, "Testing"): symmetries keep
+//! legality and the index, the index is a bijection between canonical
+//! positions and its non-padding slots, un-moves invert moves without
+//! removal, and the position notation round-trips. Random positions are in
+//! the sliding phase (no stones in hand) unless said otherwise; exhaustive
+//! checks cover the small sectors, against orbit counts computed here by
+//! brute force and against the published counts of
+//! `../shared/oracle/README.md`.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use morris_db::board::{Bitboard, Point, Points};
+use morris_db::index::{colex_unrank, BINOMIAL};
+use morris_db::moves::{apply_move, generate_moves, sliding_unmoves};
+use morris_db::{Color, Move, Position, RuleSet};
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+
+static NINE: LazyLock<RuleSet> = LazyLock::new(|| RuleSet::preset("nine").unwrap());
+static NINE_NOFLYING: LazyLock<RuleSet> =
+    LazyLock::new(|| RuleSet::preset("nine-noflying").unwrap());
+static NINE_DIAGONAL: LazyLock<RuleSet> =
+    LazyLock::new(|| RuleSet::preset("nine-diagonal").unwrap());
+static SIX: LazyLock<RuleSet> = LazyLock::new(|| RuleSet::preset("six").unwrap());
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+/// A random sliding-phase position `(us, them)` on a board of `n` points:
+/// disjoint stone sets of `3..=max` stones each.
+fn sliding_position(n: usize, max: usize) -> impl Strategy<Value = (Bitboard, Bitboard)> {
+    let points: Vec<Point> = (0..n as Point).collect();
+    (3..=max, 3..=max, Just(points).prop_shuffle()).prop_map(|(w, b, pts)| {
+        let us = pts[..w].iter().fold(0, |s, &p| s | 1 << p);
+        let them = pts[w..w + b].iter().fold(0, |s, &p| s | 1 << p);
+        (us, them)
+    })
+}
+
+fn bits(set: Bitboard) -> String {
+    Points(set)
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `(us, them)` in notation, White to move, for failure messages.
+fn show(rules: &RuleSet, us: Bitboard, them: Bitboard) -> String {
+    Position::from_relative(us, them, Color::White, 0, 0).to_text(rules.board())
+}
+
+fn moves_of(rules: &RuleSet, us: Bitboard, them: Bitboard) -> Vec<Move> {
+    let mut v = Vec::new();
+    generate_moves(rules, us, them, 0, &mut v);
+    v
+}
+
+/// The orbit's smallest image of a pair, ordered by `(us, them)`: equal for
+/// two pairs exactly when a symmetry maps one to the other. Uses nothing of
+/// the index.
+fn brute_canonical(rules: &RuleSet, us: Bitboard, them: Bitboard) -> u64 {
+    rules
+        .board()
+        .symmetries()
+        .iter()
+        .map(|s| (s.apply(us) as u64) << 32 | s.apply(them) as u64)
+        .min()
+        .unwrap()
+}
+
+/// Calls `f` on every set of `k` points of `0..n`.
+fn for_each_set(n: usize, k: usize, mut f: impl FnMut(Bitboard)) {
+    for r in 0..BINOMIAL[n][k] {
+        f(colex_unrank(r, k));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The properties, as functions of one position
+
+/// 1. The moves of s(P) are the s-images of the moves of P, for every
+///    symmetry s; no move is listed twice.
+fn check_symmetry_maps_moves(
+    rules: &RuleSet,
+    us: Bitboard,
+    them: Bitboard,
+) -> Result<(), TestCaseError> {
+    let moves = moves_of(rules, us, them);
+    let set: HashSet<Move> = moves.iter().copied().collect();
+    prop_assert_eq!(
+        set.len(),
+        moves.len(),
+        "duplicate moves in {}",
+        show(rules, us, them)
+    );
+    for (i, s) in rules.board().symmetries().iter().enumerate() {
+        let (su, st) = (s.apply(us), s.apply(them));
+        let mapped: HashSet<Move> = moves
+            .iter()
+            .map(|m| Move {
+                from: m.from.map(|p| s.point(p)),
+                to: s.point(m.to),
+                removal: m.removal.map(|p| s.point(p)),
+            })
+            .collect();
+        let of_image: HashSet<Move> = moves_of(rules, su, st).into_iter().collect();
+        prop_assert!(
+            mapped == of_image,
+            "symmetry {} on {}: image {} has {} moves, the images of the moves are {}",
+            i,
+            show(rules, us, them),
+            show(rules, su, st),
+            of_image.len(),
+            mapped.len()
+        );
+    }
+    Ok(())
+}
+
+/// 2. Every symmetry keeps the index, and the index is in range.
+fn check_symmetry_keeps_index(
+    rules: &RuleSet,
+    us: Bitboard,
+    them: Bitboard,
+) -> Result<(), TestCaseError> {
+    let idx = rules
+        .indexer()
+        .sector(us.count_ones() as usize, them.count_ones() as usize);
+    let i = idx.index(us, them);
+    prop_assert!(i < idx.len(), "index {} >= len {}", i, idx.len());
+    for (k, s) in rules.board().symmetries().iter().enumerate() {
+        let j = idx.index(s.apply(us), s.apply(them));
+        prop_assert_eq!(
+            i,
+            j,
+            "symmetry {} changes the index of {}",
+            k,
+            show(rules, us, them)
+        );
+    }
+    Ok(())
+}
+
+/// 3. `position(index(P))` is a position of P's orbit, with the same index.
+fn check_index_round_trip(
+    rules: &RuleSet,
+    us: Bitboard,
+    them: Bitboard,
+) -> Result<(), TestCaseError> {
+    let idx = rules
+        .indexer()
+        .sector(us.count_ones() as usize, them.count_ones() as usize);
+    let i = idx.index(us, them);
+    let back = idx.position(i);
+    prop_assert!(
+        back.is_some(),
+        "slot {} of {} is padding",
+        i,
+        show(rules, us, them)
+    );
+    let (u2, t2) = back.unwrap();
+    prop_assert!(
+        rules
+            .board()
+            .symmetries()
+            .iter()
+            .any(|s| s.apply(us) == u2 && s.apply(them) == t2),
+        "{} has slot {}, whose position {} is not in its orbit",
+        show(rules, us, them),
+        i,
+        show(rules, u2, t2)
+    );
+    prop_assert_eq!(idx.index(u2, t2), i);
+    Ok(())
+}
+
+/// 4. Un-moves are exactly the inverse of moves without removal.
+fn check_unmoves_invert_moves(
+    rules: &RuleSet,
+    us: Bitboard,
+    them: Bitboard,
+) -> Result<(), TestCaseError> {
+    let board = rules.board();
+    let mut preds = Vec::new();
+    for m in moves_of(rules, us, them) {
+        let (us2, them2) = apply_move(us, them, m);
+        // In the sliding phase the opponent has >= 3 stones, so a move
+        // without removal is one that closes no mill.
+        let closes = board.closes_mill(us2, m.to);
+        prop_assert_eq!(closes, m.removal.is_some());
+        if m.removal.is_some() {
+            continue;
+        }
+        prop_assert_eq!(them2, them);
+        // Child C = (them, us2), the opponent to move.
+        preds.clear();
+        sliding_unmoves(rules, them, us2, &mut preds);
+        prop_assert!(
+            preds.contains(&(us, them)),
+            "{} is not among the un-moves of {} (after {})",
+            show(rules, us, them),
+            show(rules, them, us2),
+            m.notation(board)
+        );
+        // Conversely: every predecessor of C reaches C by a move without removal.
+        let distinct: HashSet<_> = preds.iter().copied().collect();
+        prop_assert_eq!(distinct.len(), preds.len(), "duplicate un-moves");
+        for &(p_us, p_them) in &preds {
+            prop_assert_eq!(p_them, them);
+            prop_assert_eq!(p_us & p_them, 0);
+            prop_assert_eq!(p_us & !board.all(), 0);
+            prop_assert_eq!(p_us.count_ones(), us2.count_ones());
+            let reaches = moves_of(rules, p_us, p_them)
+                .into_iter()
+                .any(|m2| m2.removal.is_none() && apply_move(p_us, p_them, m2) == (us2, them));
+            prop_assert!(
+                reaches,
+                "un-move of {} gives {}, which has no move without removal to it",
+                show(rules, them, us2),
+                show(rules, p_us, p_them)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// 5. `to_text` then `parse` gives the same position.
+fn check_notation_round_trip(rules: &RuleSet, p: Position) -> Result<(), TestCaseError> {
+    let text = p.to_text(rules.board());
+    let back = Position::parse(&text, rules.board());
+    prop_assert_eq!(back, Ok(p), "{}", text);
+    prop_assert!(p.validate(rules).is_ok(), "{}", text);
+    Ok(())
+}
+
+/// A random position of `rules` for the notation test: stones on the board
+/// in the sliding range, either side to move, and (half the time) stones in
+/// hand that keep each side within the rule set's stones.
+fn any_position(n: usize, max: usize, stones: u8) -> impl Strategy<Value = Position> {
+    (
+        sliding_position(n, max),
+        any::<bool>(),
+        any::<bool>(),
+        0..=stones,
+        0..=stones,
+    )
+        .prop_map(move |((us, them), white, hands, wh, bh)| {
+            let side = if white { Color::White } else { Color::Black };
+            let (uh, th) = if hands {
+                (
+                    wh.min(stones - us.count_ones() as u8),
+                    bh.min(stones - them.count_ones() as u8),
+                )
+            } else {
+                (0, 0)
+            };
+            Position::from_relative(us, them, side, uh, th)
+        })
+}
+
+// ---------------------------------------------------------------------------
+// Random positions
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn nine_symmetries_map_moves_to_moves((us, them) in sliding_position(24, 9)) {
+        check_symmetry_maps_moves(&NINE, us, them)?;
+    }
+
+    #[test]
+    fn nine_noflying_symmetries_map_moves_to_moves((us, them) in sliding_position(24, 9)) {
+        check_symmetry_maps_moves(&NINE_NOFLYING, us, them)?;
+    }
+
+    #[test]
+    fn nine_diagonal_symmetries_map_moves_to_moves((us, them) in sliding_position(24, 9)) {
+        check_symmetry_maps_moves(&NINE_DIAGONAL, us, them)?;
+    }
+
+    #[test]
+    fn six_symmetries_map_moves_to_moves((us, them) in sliding_position(16, 6)) {
+        check_symmetry_maps_moves(&SIX, us, them)?;
+    }
+
+    #[test]
+    fn nine_symmetries_keep_the_index((us, them) in sliding_position(24, 9)) {
+        check_symmetry_keeps_index(&NINE, us, them)?;
+    }
+
+    #[test]
+    fn nine_diagonal_symmetries_keep_the_index((us, them) in sliding_position(24, 9)) {
+        check_symmetry_keeps_index(&NINE_DIAGONAL, us, them)?;
+    }
+
+    #[test]
+    fn six_symmetries_keep_the_index((us, them) in sliding_position(16, 6)) {
+        check_symmetry_keeps_index(&SIX, us, them)?;
+    }
+
+    #[test]
+    fn nine_index_round_trips_within_the_orbit((us, them) in sliding_position(24, 9)) {
+        check_index_round_trip(&NINE, us, them)?;
+    }
+
+    #[test]
+    fn nine_diagonal_index_round_trips_within_the_orbit((us, them) in sliding_position(24, 9)) {
+        check_index_round_trip(&NINE_DIAGONAL, us, them)?;
+    }
+
+    #[test]
+    fn six_index_round_trips_within_the_orbit((us, them) in sliding_position(16, 6)) {
+        check_index_round_trip(&SIX, us, them)?;
+    }
+
+    #[test]
+    fn nine_unmoves_invert_moves_without_removal((us, them) in sliding_position(24, 9)) {
+        check_unmoves_invert_moves(&NINE, us, them)?;
+    }
+
+    #[test]
+    fn nine_noflying_unmoves_invert_moves_without_removal((us, them) in sliding_position(24, 9)) {
+        check_unmoves_invert_moves(&NINE_NOFLYING, us, them)?;
+    }
+
+    #[test]
+    fn nine_diagonal_unmoves_invert_moves_without_removal((us, them) in sliding_position(24, 9)) {
+        check_unmoves_invert_moves(&NINE_DIAGONAL, us, them)?;
+    }
+
+    #[test]
+    fn six_unmoves_invert_moves_without_removal((us, them) in sliding_position(16, 6)) {
+        check_unmoves_invert_moves(&SIX, us, them)?;
+    }
+
+    #[test]
+    fn nine_notation_round_trips(p in any_position(24, 9, 9)) {
+        check_notation_round_trip(&NINE, p)?;
+    }
+
+    #[test]
+    fn six_notation_round_trips(p in any_position(16, 6, 6)) {
+        check_notation_round_trip(&SIX, p)?;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Exhaustive checks of small sectors
+
+/// Checks sector `w-b` of `rules` exhaustively and returns its number of
+/// canonical positions:
+/// - every slot is padding or a position whose index is that slot;
+/// - every position's slot holds a position of its orbit;
+/// - the non-padding slots are as many as the orbits, counted by brute force
+///   (pairs that are the smallest of their 16 images).
+fn check_sector_exhaustively(rules: &RuleSet, w: usize, b: usize) -> u64 {
+    let n = rules.board().len();
+    let idx = rules.indexer().sector(w, b);
+    let mut filled = 0u64;
+    for slot in 0..idx.len() {
+        if let Some((us, them)) = idx.position(slot) {
+            assert_eq!(us.count_ones() as usize, w, "slot {slot}");
+            assert_eq!(them.count_ones() as usize, b, "slot {slot}");
+            assert_eq!(us & them, 0, "slot {slot}");
+            assert_eq!(
+                idx.index(us, them),
+                slot,
+                "{} {w}-{b}: slot {slot} holds {}, whose index differs",
+                rules.name(),
+                show(rules, us, them)
+            );
+            filled += 1;
+        }
+    }
+    let mut orbits = 0u64;
+    for_each_set(n, w, |us| {
+        for_each_set(n - w, b, |compressed| {
+            // Spread the compressed opponent set over the points `us` leaves.
+            let mut them = 0;
+            let mut free = rules.board().all() & !us;
+            let mut c = compressed;
+            while free != 0 {
+                let p = free.trailing_zeros();
+                if c & 1 != 0 {
+                    them |= 1 << p;
+                }
+                c >>= 1;
+                free &= free - 1;
+            }
+            let canon = brute_canonical(rules, us, them);
+            if canon == (us as u64) << 32 | them as u64 {
+                orbits += 1;
+            }
+            let (u2, t2) = idx
+                .position(idx.index(us, them))
+                .unwrap_or_else(|| panic!("slot of {} is padding", show(rules, us, them)));
+            assert_eq!(
+                brute_canonical(rules, u2, t2),
+                canon,
+                "{} {w}-{b}: {} is indexed as {}, another orbit",
+                rules.name(),
+                show(rules, us, them),
+                show(rules, u2, t2)
+            );
+        });
+    });
+    assert_eq!(
+        filled,
+        orbits,
+        "{} {w}-{b}: {filled} non-padding slots, {orbits} orbits",
+        rules.name()
+    );
+    filled
+}
+
+#[test]
+fn nine_3_3_index_is_a_bijection_onto_169_626_canonical_positions() {
+    // Oracle: 28,736 losses + 140,621 wins + 269 draws.
+    assert_eq!(check_sector_exhaustively(&NINE, 3, 3), 169_626);
+}
+
+#[test]
+fn nine_3_4_index_is_a_bijection_onto_760_398_canonical_positions() {
+    // Oracle: 102,281 wins + 658,117 draws.
+    assert_eq!(check_sector_exhaustively(&NINE, 3, 4), 760_398);
+}
+
+#[test]
+fn nine_4_3_index_is_a_bijection_onto_760_398_canonical_positions() {
+    // Oracle: 75,397 wins + 3,095 losses + 681,906 draws.
+    assert_eq!(check_sector_exhaustively(&NINE, 4, 3), 760_398);
+}
+
+#[test]
+fn nine_diagonal_3_3_index_is_a_bijection() {
+    // Same symmetry group as the plain board, hence the same orbits.
+    assert_eq!(check_sector_exhaustively(&NINE_DIAGONAL, 3, 3), 169_626);
+}
+
+#[test]
+fn six_small_sectors_index_is_a_bijection() {
+    let a = check_sector_exhaustively(&SIX, 3, 3);
+    let b = check_sector_exhaustively(&SIX, 4, 3);
+    let c = check_sector_exhaustively(&SIX, 3, 4);
+    assert_eq!(b, c, "w-b and b-w have the same orbits");
+    assert!(a > 0 && b > 0);
+}
+
+#[test]
+fn exhaustive_unmoves_of_six_3_3() {
+    // Every position of six 3-3 (not just canonical ones), both directions.
+    let rules = &*SIX;
+    for_each_set(16, 3, |us| {
+        for_each_set(16, 3, |them| {
+            if us & them == 0 {
+                check_unmoves_invert_moves(rules, us, them).unwrap();
+            }
+        });
+    });
+}
+
+// ---------------------------------------------------------------------------
+// Hand-checked positions
+
+fn pos(rules: &RuleSet, text: &str) -> Position {
+    Position::parse(text, rules.board()).unwrap()
+}
+
+fn notations(rules: &RuleSet, p: &Position) -> Vec<String> {
+    let mut v: Vec<String> = p
+        .legal_moves(rules)
+        .iter()
+        .map(|m| m.notation(rules.board()))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn double_mill_removes_exactly_one_stone() {
+    // On the 24-point board every line between adjacent points lies on a
+    // mill through both, so a slide onto a point leaves one of that point's
+    // mills open (the stone came from it), and with 3 stones no two mills
+    // fit: a double mill happens only by placement. White a7,g7 and d6,d5
+    // wait for d7, which closes a7-d7-g7 and d7-d6-d5 at once. Black's
+    // a1,d1,g1 is a mill, so only b2 and f2 may go; each placement on d7
+    // removes exactly one of them.
+    let rules = &*NINE;
+    let p = pos(rules, "W:a7,g7,d6,d5 B:a1,d1,g1,b2,f2 w 3 2");
+    let on_d7: Vec<String> = notations(rules, &p)
+        .into_iter()
+        .filter(|m| m.starts_with("d7"))
+        .collect();
+    assert_eq!(on_d7, ["d7xb2", "d7xf2"]);
+    for m in p.legal_moves(rules) {
+        let q = p.play_unchecked(m);
+        let removed = p.black.count_ones() - q.black.count_ones();
+        assert_eq!(
+            removed,
+            u32::from(m.removal.is_some()),
+            "{}",
+            m.notation(rules.board())
+        );
+    }
+    let after = p.play_unchecked(p.parse_move(rules, "d7xf2").unwrap());
+    assert_eq!(
+        after.to_text(rules.board()),
+        "W:a7,d5,d6,d7,g7 B:a1,b2,d1,g1 b 2 2"
+    );
+}
+
+#[test]
+fn blocked_side_has_no_move_and_loses() {
+    // White a1,a4,a7,b4: a1's neighbours are a4 (White) and d1 (Black); a4's
+    // are a1, a7, b4 (all White); a7's are a4 (White) and d7 (Black); b4's
+    // are a4 (White), c4, b6, b2 (Black). Four stones do not fly, so White
+    // cannot move and loses.
+    let rules = &*NINE;
+    let p = pos(rules, "W:a1,a4,a7,b4 B:d1,d7,c4,b6,b2 w");
+    assert!(p.legal_moves(rules).is_empty());
+    assert_eq!(p.loser(rules), Some(Color::White));
+    // Black to move in the same position is not blocked.
+    let q = Position {
+        side_to_move: Color::Black,
+        ..p
+    };
+    assert!(!q.legal_moves(rules).is_empty());
+    assert_eq!(q.loser(rules), None);
+}
+
+#[test]
+fn three_stones_are_blocked_only_without_flying() {
+    // White a1,a4,a7 walled in by Black d1,b4,d7 (a1: a4 White, d1 Black;
+    // a4: a1, a7 White, b4 Black; a7: a4 White, d7 Black). With flying White
+    // flies to any of the 18 empty points; without, White is blocked.
+    let text = "W:a1,a4,a7 B:d1,b4,d7 w";
+    let p = pos(&NINE, text);
+    let flights = p.legal_moves(&NINE);
+    assert_eq!(flights.len(), 3 * 18);
+    // No flight closes a mill: the only mill holding two of White's stones
+    // is a1-a4-a7 itself, whose third point is the one just left.
+    assert!(flights.iter().all(|m| m.removal.is_none()));
+    let p = pos(&NINE_NOFLYING, text);
+    assert!(p.legal_moves(&NINE_NOFLYING).is_empty());
+    assert_eq!(p.loser(&NINE_NOFLYING), Some(Color::White));
+}
+
+#[test]
+fn six_three_stones_blocked() {
+    // Six Men's Morris has no flying. White b2,b4,b6 (a mill on the middle
+    // ring's left side): b2's neighbours b4 (White), d2; b4's b2, b6 (White),
+    // c4; b6's b4 (White), d6. Black d2,c4,d6 blocks them all.
+    let rules = &*SIX;
+    let p = pos(rules, "W:b2,b4,b6 B:d2,c4,d6 w");
+    assert!(p.legal_moves(rules).is_empty());
+    assert_eq!(p.loser(rules), Some(Color::White));
+}
+
+#[test]
+fn moving_out_of_a_mill_and_back_closes_it_again() {
+    // RULES.md: moving a stone away and back is legal, and the mill it
+    // re-forms was not there before the move, so it removes.
+    let rules = &*NINE;
+    let p = pos(rules, "W:a7,d7,g7,a1 B:b6,f6,d2,b2 w");
+    let away = p.parse_move(rules, "d7-d6").unwrap();
+    assert_eq!(away.removal, None);
+    let p = p.play_unchecked(away);
+    let p = p.play_unchecked(p.parse_move(rules, "b2-b4").unwrap());
+    let back = notations(rules, &p);
+    assert!(back.contains(&"d6-d7xb4".to_string()), "{back:?}");
+    assert!(!back.contains(&"d6-d7".to_string()), "{back:?}");
+}
+
+#[test]
+fn diagonal_board_mills_and_symmetries() {
+    // nine-diagonal: a7-b6-c5 is a line and a mill, so b6 reaches a7 and c5,
+    // and sliding c4-c5 next to b6,a7 closes it.
+    let rules = &*NINE_DIAGONAL;
+    assert_eq!(rules.board().mills().len(), 20);
+    let p = pos(rules, "W:a7,b6,c4,g1 B:d2,f4,e3,a1 w");
+    let moves = notations(rules, &p);
+    assert!(moves.contains(&"b6-c5".to_string()), "{moves:?}");
+    assert!(moves.contains(&"c4-c5xa1".to_string()), "{moves:?}");
+    assert!(!moves.contains(&"c4-c5".to_string()), "{moves:?}");
+    let plain = notations(&NINE, &p);
+    assert!(!plain.contains(&"b6-c5".to_string()), "{plain:?}");
+    assert!(plain.contains(&"c4-c5".to_string()), "{plain:?}");
+}
+
+#[test]
+fn symmetry_group_acts_as_a_group() {
+    // The symmetries are permutations that keep adjacency and mills, the
+    // identity first, closed under composition.
+    for rules in [&*NINE, &*NINE_DIAGONAL, &*SIX] {
+        let board = rules.board();
+        let syms = board.symmetries();
+        let images: HashSet<Vec<Point>> = syms.iter().map(|s| s.image().to_vec()).collect();
+        assert_eq!(images.len(), syms.len());
+        assert!(syms[0]
+            .image()
+            .iter()
+            .enumerate()
+            .all(|(i, &p)| i == p as usize));
+        for s in syms {
+            for p in 0..board.len() as Point {
+                assert_eq!(s.apply(board.adjacent(p)), board.adjacent(s.point(p)));
+                assert_eq!(s.apply(1 << p), 1 << s.point(p), "{}", bits(1 << p));
+            }
+            for &m in board.mills() {
+                assert!(board.mills().contains(&s.apply(m)));
+            }
+            for t in syms {
+                let composed: Vec<Point> = (0..board.len() as Point)
+                    .map(|p| t.point(s.point(p)))
+                    .collect();
+                assert!(images.contains(&composed));
+            }
+        }
+    }
+}
