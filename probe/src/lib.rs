@@ -1,1 +1,273 @@
-//! placeholder
+//! Perfect-play queries from a morris database: the value of a position
+//! (`Win(n)`, `Loss(n)`, `Draw`, n in plies to the end of the game), the
+//! value of every legal move, and a best move.
+//!
+//! A [`Database`] is a directory of table files of one rule set. Opening it
+//! is cheap; each table is mapped on first use (and its payload checksum
+//! checked then, unless switched off) and kept for later queries. The
+//! database is `Send + Sync` and may be shared between threads.
+//!
+//! ```no_run
+//! use morris_db::{Position, RuleSet};
+//! use morris_probe::Database;
+//!
+//! let rules = RuleSet::preset("nine")?;
+//! let pos = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", rules.board())?;
+//! let db = Database::open("nine-db", rules)?;
+//! println!("{:?}", db.value(&pos)?); // Draw
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![warn(missing_docs)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use morris_db::table::table_path;
+use morris_db::{Move, Position, PositionError, RuleSet, Sector, Table, TableError, Value};
+
+/// Why a query has no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The database directory cannot be used.
+    #[error("database directory {path}: {why}")]
+    NoDatabase {
+        /// The directory given.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The table the position needs is not in the database.
+    #[error("no table for sector {sector} in {dir} (looked for {file}){hint}")]
+    MissingTable {
+        /// The sector of the position.
+        sector: Sector,
+        /// The database directory.
+        dir: PathBuf,
+        /// The file name looked for.
+        file: String,
+        /// A hint on what the directory holds instead, or empty.
+        hint: String,
+    },
+    /// A table is damaged or belongs to another rule set or sector.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// The position is not valid under the rule set.
+    #[error("invalid position: {0}")]
+    InvalidPosition(#[from] PositionError),
+    /// The position cannot arise in a game (the opponent of the side to move
+    /// already has fewer than 3 stones).
+    #[error("not a position of a game: {0}")]
+    Unreachable(String),
+}
+
+/// Options for opening a database.
+#[derive(Debug, Clone)]
+pub struct ProbeOptions {
+    /// Check each table's payload checksum when it is first mapped (a full
+    /// read of the file, about 0.1 s per GB). Default: on.
+    pub verify_checksums: bool,
+}
+
+impl Default for ProbeOptions {
+    fn default() -> Self {
+        ProbeOptions {
+            verify_checksums: true,
+        }
+    }
+}
+
+/// An open database: one rule set's tables in one directory.
+#[derive(Debug)]
+pub struct Database {
+    dir: PathBuf,
+    rules: RuleSet,
+    options: ProbeOptions,
+    tables: RwLock<HashMap<Sector, Arc<Table>>>,
+}
+
+impl Database {
+    /// Opens the database in `dir` for `rules`, with default options. Maps
+    /// nothing yet.
+    ///
+    /// # Errors
+    /// [`ProbeError::NoDatabase`] when `dir` is not a directory.
+    pub fn open(dir: impl AsRef<Path>, rules: RuleSet) -> Result<Database, ProbeError> {
+        Database::open_with(dir, rules, ProbeOptions::default())
+    }
+
+    /// Opens the database in `dir` for `rules` with `options`.
+    ///
+    /// # Errors
+    /// [`ProbeError::NoDatabase`] when `dir` is not a directory.
+    pub fn open_with(
+        dir: impl AsRef<Path>,
+        rules: RuleSet,
+        options: ProbeOptions,
+    ) -> Result<Database, ProbeError> {
+        let dir = dir.as_ref().to_path_buf();
+        if !dir.is_dir() {
+            let why = if dir.exists() {
+                "not a directory"
+            } else {
+                "does not exist (solve one with `morris solve`)"
+            };
+            return Err(ProbeError::NoDatabase {
+                path: dir,
+                why: why.to_string(),
+            });
+        }
+        Ok(Database {
+            dir,
+            rules,
+            options,
+            tables: RwLock::new(HashMap::new()),
+        })
+    }
+
+    /// The rule set.
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+
+    /// The table of `sector`, mapped and checked on first use.
+    ///
+    /// # Errors
+    /// [`ProbeError::MissingTable`] when the file is not there;
+    /// [`ProbeError::Table`] when it is damaged or of another rule set.
+    pub fn table(&self, sector: Sector) -> Result<Arc<Table>, ProbeError> {
+        if let Some(t) = self
+            .tables
+            .read()
+            .ok()
+            .and_then(|m| m.get(&sector).cloned())
+        {
+            return Ok(t);
+        }
+        let len = self
+            .rules
+            .indexer()
+            .sector(sector.w as usize, sector.b as usize)
+            .len();
+        let table = match Table::open(&self.dir, &self.rules, sector, len) {
+            Ok(t) => t,
+            Err(TableError::Missing { .. }) => return Err(self.missing(sector)),
+            Err(e) => return Err(e.into()),
+        };
+        if self.options.verify_checksums {
+            table.verify_checksum()?;
+        }
+        let table = Arc::new(table);
+        if let Ok(mut map) = self.tables.write() {
+            map.insert(sector, table.clone());
+        }
+        Ok(table)
+    }
+
+    fn missing(&self, sector: Sector) -> ProbeError {
+        let file = table_path(&self.dir, &self.rules, sector)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut others: Vec<String> = std::fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| Sector::parse_file_name(&e.file_name().to_string_lossy()))
+            .map(|(preset, _)| preset)
+            .filter(|p| p != self.rules.name())
+            .collect();
+        others.sort();
+        others.dedup();
+        let hint = if !others.is_empty() {
+            format!(
+                "; the directory holds tables of rule set {}: is `--rules` right?",
+                others.join(", ")
+            )
+        } else if sector.is_sliding() {
+            format!(
+                "; solve it with `morris solve --rules {} --db {}`",
+                self.rules.name(),
+                self.dir.display()
+            )
+        } else {
+            "; positions with stones in hand need the placement phase, which is not solved yet"
+                .to_string()
+        };
+        ProbeError::MissingTable {
+            sector,
+            dir: self.dir.clone(),
+            file,
+            hint,
+        }
+    }
+
+    /// The value of `pos` for the side to move: `Win(n)` / `Loss(n)` with
+    /// n plies to the end of the game under perfect play, or `Draw`.
+    /// A side to move with fewer than 3 stones has lost: `Loss(0)`.
+    ///
+    /// # Errors
+    /// [`ProbeError::InvalidPosition`] for a position the rule set does not
+    /// allow, [`ProbeError::Unreachable`] when the opponent already has
+    /// fewer than 3 stones, and the table errors of [`Database::table`].
+    pub fn value(&self, pos: &Position) -> Result<Value, ProbeError> {
+        pos.validate(&self.rules)?;
+        let us = pos.us().count_ones() + pos.us_in_hand() as u32;
+        let them = pos.them().count_ones() + pos.them_in_hand() as u32;
+        if them < 3 {
+            return Err(ProbeError::Unreachable(format!(
+                "{} has fewer than 3 stones, so the game ended before {} was to move",
+                pos.side_to_move.other(),
+                pos.side_to_move
+            )));
+        }
+        if us < 3 {
+            return Ok(Value::Loss(0));
+        }
+        let sector = pos.sector();
+        let table = self.table(sector)?;
+        let slot = self
+            .rules
+            .indexer()
+            .sector(sector.w as usize, sector.b as usize)
+            .index(pos.us(), pos.them());
+        table.value(slot).ok_or_else(|| {
+            ProbeError::Table(TableError::Corrupt {
+                path: table.path().to_path_buf(),
+                field: "payload",
+                detail: format!("slot {slot} of a canonical position holds no value"),
+            })
+        })
+    }
+
+    /// Every legal move with its value for the mover, best first: shortest
+    /// win, then draws, then longest loss (ties in notation order). Empty
+    /// when the game is over.
+    ///
+    /// # Errors
+    /// As [`Database::value`], for the position or any position a move
+    /// leads to.
+    pub fn analyze(&self, pos: &Position) -> Result<Vec<(Move, Value)>, ProbeError> {
+        pos.validate(&self.rules)?;
+        let board = self.rules.board();
+        let mut out = pos
+            .legal_moves(&self.rules)
+            .into_iter()
+            .map(|mv| Ok((mv, self.value(&pos.play_unchecked(mv))?.back())))
+            .collect::<Result<Vec<_>, ProbeError>>()?;
+        out.sort_by(|a, b| {
+            Value::best_first(&a.1, &b.1)
+                .then_with(|| a.0.notation(board).cmp(&b.0.notation(board)))
+        });
+        Ok(out)
+    }
+
+    /// A best move with its value (see [`Database::analyze`] for the order);
+    /// `None` when the game is over.
+    ///
+    /// # Errors
+    /// As [`Database::analyze`].
+    pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, Value)>, ProbeError> {
+        Ok(self.analyze(pos)?.into_iter().next())
+    }
+}
