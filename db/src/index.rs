@@ -265,6 +265,38 @@ impl SectorIndex {
             + rank_among_empty(self.orbits.representative(orbit), best)
     }
 
+    /// Slots per orbit of the side to move's stone set: `C(n - w, b)`.
+    pub fn opponent_sets(&self) -> u64 {
+        self.opponent_sets
+    }
+
+    /// Calls `f(slot, us, them)` for every canonical position of orbit
+    /// `orbit` (padding slots are skipped), in slot order. Faster than
+    /// [`SectorIndex::position`] slot by slot: opponent sets are enumerated
+    /// incrementally.
+    pub fn for_each_in_orbit(&self, orbit: usize, mut f: impl FnMut(u64, Bitboard, Bitboard)) {
+        let rep = self.orbits.representative(orbit);
+        let stabiliser = self.orbits.stabiliser(orbit);
+        let syms = self.board.symmetries();
+        let mut free = [0u8; 32];
+        for (i, p) in Points(self.board.all() & !rep).enumerate() {
+            free[i] = p;
+        }
+        let base = orbit as u64 * self.opponent_sets;
+        let mut compressed: Bitboard = if self.b == 0 { 0 } else { (1 << self.b) - 1 };
+        for r in 0..self.opponent_sets {
+            let them = Points(compressed).fold(0, |acc, i| acc | 1 << free[i as usize]);
+            if stabiliser.iter().all(|&g| syms[g as usize].apply(them) >= them) {
+                f(base + r, rep, them);
+            }
+            if compressed != 0 {
+                let c = compressed & compressed.wrapping_neg();
+                let next = compressed.wrapping_add(c);
+                compressed = (((next ^ compressed) >> 2) / c) | next;
+            }
+        }
+    }
+
     /// The orbit table of the side to move's stone sets.
     pub fn orbit_table(&self) -> &OrbitTable {
         &self.orbits

@@ -71,30 +71,26 @@ pub fn removable(rules: &RuleSet, them: Bitboard) -> Bitboard {
 /// move); otherwise slides, or flies when the rule set allows it with
 /// exactly 3 stones. A move closing a mill appears once per removable stone;
 /// if the opponent has no stone on the board it appears without removal.
-pub fn generate_moves(
-    rules: &RuleSet,
-    us: Bitboard,
-    them: Bitboard,
-    us_in_hand: u8,
-    out: &mut Vec<Move>,
-) {
+pub fn generate_moves(rules: &RuleSet, us: Bitboard, them: Bitboard, us_in_hand: u8, out: &mut Vec<Move>) {
+    for_each_move(rules, us, them, us_in_hand, |mv, _| out.push(mv));
+}
+
+/// Calls `f(move, mover's stones after the move)` for each legal move, in
+/// the order of [`generate_moves`] (which is built on it); for solvers that
+/// need no move list.
+#[inline]
+pub fn for_each_move(rules: &RuleSet, us: Bitboard, them: Bitboard, us_in_hand: u8, mut f: impl FnMut(Move, Bitboard)) {
     let board = rules.board();
     let empty = board.all() & !us & !them;
+    let mut removable_cache: Option<Bitboard> = None;
     let mut push = |from: Option<Point>, to: Point, after: Bitboard| {
-        if board.closes_mill(after, to) && them != 0 {
-            for r in Points(removable(rules, them)) {
-                out.push(Move {
-                    from,
-                    to,
-                    removal: Some(r),
-                });
+        if them != 0 && board.closes_mill(after, to) {
+            let set = *removable_cache.get_or_insert_with(|| removable(rules, them));
+            for r in Points(set) {
+                f(Move { from, to, removal: Some(r) }, after);
             }
         } else {
-            out.push(Move {
-                from,
-                to,
-                removal: None,
-            });
+            f(Move { from, to, removal: None }, after);
         }
     };
     if us_in_hand > 0 {

@@ -25,7 +25,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
 
 use indicatif::ProgressBar;
-use morris_db::moves::{generate_moves, sliding_unmoves};
+use morris_db::moves::{for_each_move, sliding_unmoves};
 use morris_db::value::{Value, PADDING_ENTRY};
 use morris_db::{Bitboard, Move, RuleSet, Sector, SectorIndex, Table};
 use rayon::prelude::*;
@@ -54,7 +54,6 @@ struct Pair<'a> {
 
 #[derive(Default)]
 struct Scratch {
-    moves: Vec<Move>,
     slots: Vec<u64>,
     preds: Vec<(Bitboard, Bitboard)>,
     next: Vec<u64>,
@@ -107,34 +106,41 @@ impl Pair<'_> {
         }
     }
 
-    /// Phase 1 for one slot.
-    fn initialise(&self, side: usize, slot: u64, s: &mut Scratch) {
+    /// Phase 1 for every slot of one orbit of the side to move's stones.
+    fn initialise_orbit(&self, side: usize, orbit: usize, s: &mut Scratch) {
         let me = &self.sides[side];
-        let Some((us, them)) = me.index.position(slot) else {
+        let base = orbit as u64 * me.index.opponent_sets();
+        for slot in base..base + me.index.opponent_sets() {
             me.values[slot as usize].store(PADDING_ENTRY, Relaxed);
-            return;
-        };
-        s.moves.clear();
-        generate_moves(self.rules, us, them, 0, &mut s.moves);
-        if s.moves.is_empty() {
-            s.claims.push(Self::claim(side, slot, Value::Loss(0)));
-            return;
         }
+        me.index.for_each_in_orbit(orbit, |slot, us, them| {
+            me.values[slot as usize].store(0, Relaxed);
+            self.initialise(side, slot, us, them, s);
+        });
+    }
+
+    /// Phase 1 for one canonical position.
+    fn initialise(&self, side: usize, slot: u64, us: Bitboard, them: Bitboard, s: &mut Scratch) {
+        let me = &self.sides[side];
         let other = &self.sides[self.other(side)];
+        // Every child without removal has `them` to move; two of them are the
+        // same canonical position only through a symmetry fixing `them`, so
+        // children need de-duplicating only when `them` has one.
         let (orbit, sym) = other.index.orbit_table().orbit_of(them);
+        let dedupe = !other.index.orbit_table().stabiliser(orbit).is_empty();
         s.slots.clear();
+        let mut quiet = 0usize;
+        let mut any = false;
         let mut best_win: Option<u16> = None;
         let mut blocks_loss = false;
         let mut deepest_win = 0u16;
-        for i in 0..s.moves.len() {
-            let mv = s.moves[i];
+        for_each_move(self.rules, us, them, 0, |mv, mover| {
+            any = true;
             if mv.removal.is_none() {
-                let mut mover = us | (1 << mv.to);
-                if let Some(f) = mv.from {
-                    mover &= !(1 << f);
+                quiet += 1;
+                if dedupe {
+                    s.slots.push(other.index.index_with_orbit(orbit, sym, mover));
                 }
-                s.slots
-                    .push(other.index.index_with_orbit(orbit, sym, mover));
             } else {
                 match self.capture_value(side, us, them, mv) {
                     Value::Loss(k) => best_win = Some(best_win.map_or(k + 1, |b| b.min(k + 1))),
@@ -142,18 +148,25 @@ impl Pair<'_> {
                     Value::Win(k) => deepest_win = deepest_win.max(k),
                 }
             }
+        });
+        if !any {
+            s.claims.push(Self::claim(side, slot, Value::Loss(0)));
+            return;
         }
-        s.slots.sort_unstable();
-        s.slots.dedup();
-        let mut counter = s.slots.len();
+        let mut counter = if dedupe {
+            s.slots.sort_unstable();
+            s.slots.dedup();
+            s.slots.len()
+        } else {
+            quiet
+        };
         if let Some(n) = best_win {
             s.claims.push(Self::claim(side, slot, Value::Win(n)));
             counter += 1;
         } else if blocks_loss {
             counter += 1;
         } else if counter == 0 {
-            s.claims
-                .push(Self::claim(side, slot, Value::Loss(deepest_win + 1)));
+            s.claims.push(Self::claim(side, slot, Value::Loss(deepest_win + 1)));
         }
         if counter > u8::MAX as usize {
             self.fault.store(true, Relaxed);
@@ -163,23 +176,20 @@ impl Pair<'_> {
 
     /// The ply at which a position whose in-pair children are all won for
     /// the opponent is lost: one more than its deepest capture child.
-    fn capture_loss_floor(&self, side: usize, slot: u64, s: &mut Scratch) -> u16 {
+    fn capture_loss_floor(&self, side: usize, slot: u64) -> u16 {
         let Some((us, them)) = self.sides[side].index.position(slot) else {
             self.fault.store(true, Relaxed);
             return 0;
         };
-        s.moves.clear();
-        generate_moves(self.rules, us, them, 0, &mut s.moves);
         let mut floor = 0;
-        for i in 0..s.moves.len() {
-            let mv = s.moves[i];
+        for_each_move(self.rules, us, them, 0, |mv, _| {
             if mv.removal.is_some() {
                 match self.capture_value(side, us, them, mv) {
                     Value::Win(k) => floor = floor.max(k + 1),
                     _ => self.fault.store(true, Relaxed),
                 }
             }
-        }
+        });
         floor
     }
 
@@ -221,7 +231,7 @@ impl Pair<'_> {
                     if before == 0 {
                         self.fault.store(true, Relaxed);
                     } else if before == 1 {
-                        let ply = (d + 1).max(self.capture_loss_floor(pred_side, q, s));
+                        let ply = (d + 1).max(self.capture_loss_floor(pred_side, q));
                         if ply == d + 1 {
                             if cell
                                 .compare_exchange(0, Value::Loss(ply).to_entry(), Relaxed, Relaxed)
@@ -298,14 +308,11 @@ pub(crate) fn solve_pair(
     progress.set_message(format!("pair {name}: initialising"));
     let mut buckets: Vec<Vec<u64>> = Vec::new();
     for side in 0..pair.sides.len() {
-        let len = pair.sides[side].index.len();
-        const CHUNK: u64 = 1 << 12;
-        let claims: Vec<Vec<u64>> = (0..len.div_ceil(CHUNK))
+        let orbits = pair.sides[side].index.orbit_table().len();
+        let claims: Vec<Vec<u64>> = (0..orbits)
             .into_par_iter()
-            .fold(Scratch::default, |mut s, chunk| {
-                for slot in chunk * CHUNK..((chunk + 1) * CHUNK).min(len) {
-                    pair.initialise(side, slot, &mut s);
-                }
+            .fold(Scratch::default, |mut s, orbit| {
+                pair.initialise_orbit(side, orbit, &mut s);
                 s
             })
             .map(|s| s.claims)
