@@ -3,6 +3,7 @@
 //! A thin command line over `morris-solver` and `morris-probe`; every
 //! subcommand lives in its own module.
 
+mod bench;
 mod query;
 mod solve;
 mod stats;
@@ -48,6 +49,9 @@ enum Command {
     Bestmove(query::QueryArgs),
     /// Draw a position as an ASCII board.
     Show(query::ShowArgs),
+    /// Time a fixed solving suite (median of several runs, with a
+    /// one-thread baseline measured in the same run).
+    Bench(bench::BenchArgs),
 }
 
 /// The rule set option shared by every subcommand.
@@ -100,6 +104,7 @@ fn main() -> ExitCode {
         Command::Analyze(a) => query::analyze(a),
         Command::Bestmove(a) => query::bestmove(a),
         Command::Show(a) => query::show(a),
+        Command::Bench(a) => bench::run(a),
     };
     match result {
         Ok(code) => code,

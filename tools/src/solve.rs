@@ -61,7 +61,7 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The process's peak resident memory, from /proc (Linux only).
-fn peak_memory() -> Option<String> {
+pub fn peak_memory() -> Option<String> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
