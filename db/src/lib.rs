@@ -9,7 +9,7 @@
 
 pub mod board;
 pub mod index;
-mod mapped;
+pub mod mapped;
 pub mod moves;
 pub mod position;
 pub mod rules;

@@ -1,4 +1,5 @@
-//! The one place that maps files into memory.
+//! The one place that maps files into memory; every reader of table files
+//! (ours and Malom's) maps through [`map_file`].
 
 use std::fs::File;
 use std::io;
@@ -17,7 +18,7 @@ use memmap2::Mmap;
 /// even then the worst outcome is a wrong value or an error, not memory
 /// unsafety beyond what the operating system does to a process whose mapped
 /// file shrinks (SIGBUS).
-pub(crate) fn map_file(file: &File) -> io::Result<Mmap> {
+pub fn map_file(file: &File) -> io::Result<Mmap> {
     // SAFETY: see the contract above; the file is opened read-only and
     // table files are immutable once renamed into place.
     unsafe { Mmap::map(file) }
