@@ -504,8 +504,8 @@ impl Table {
     /// The raw entry of `slot`; `None` past the end.
     #[inline]
     pub fn entry(&self, slot: u64) -> Option<u16> {
-        let o = HEADER_SIZE + 2 * usize::try_from(slot).ok()?;
-        let b = self.map.get(o..o + 2)?;
+        let o = usize::try_from(slot).ok()?.checked_mul(2)?.checked_add(HEADER_SIZE)?;
+        let b = self.map.get(o..o.checked_add(2)?)?;
         Some(u16::from_le_bytes([b[0], b[1]]))
     }
 

@@ -248,7 +248,8 @@ impl Database {
     /// As [`Database::value`], for the position or any position a move
     /// leads to.
     pub fn analyze(&self, pos: &Position) -> Result<Vec<(Move, Value)>, ProbeError> {
-        pos.validate(&self.rules)?;
+        // Refuses what `value` refuses (invalid or after the end of the game).
+        self.value(pos)?;
         let board = self.rules.board();
         let mut out = pos
             .legal_moves(&self.rules)

@@ -105,14 +105,15 @@ pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
 
 /// Solves every sliding sector with `w + b <= options.max_stones` of `rules`
 /// into directory `dir` (created if missing), skipping sectors whose table is
-/// already there with a valid header. Removes left-over temporary files of an
-/// interrupted run first.
+/// already there with a valid header and checksum (a damaged table is solved
+/// again and replaced). Removes left-over temporary files of an interrupted
+/// run first. Every table a capture leads into is checksummed before it is
+/// used.
 ///
 /// # Errors
 /// [`SolveError::Unsupported`] for rule sets whose sliding phase is not
 /// handled yet; [`SolveError::Io`] when the directory cannot be used;
-/// [`SolveError::Table`] when a table cannot be written or a table already
-/// on disk is damaged (delete it and run again).
+/// [`SolveError::Table`] when a table cannot be written or read.
 pub fn solve_sliding(
     rules: &RuleSet,
     dir: &Path,
@@ -152,7 +153,7 @@ pub fn solve_sliding(
             .copied()
             .filter(|&s| {
                 let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
-                Table::open(dir, rules, s, len).is_err()
+                Table::open(dir, rules, s, len).and_then(|t| t.verify_checksum()).is_err()
             })
             .collect();
         if missing.is_empty() {

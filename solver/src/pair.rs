@@ -106,16 +106,36 @@ impl Pair<'_> {
         }
     }
 
-    /// Phase 1 for every slot of one orbit of the side to move's stones.
-    fn initialise_orbit(&self, side: usize, orbit: usize, s: &mut Scratch) {
+    /// Phase 1a for one orbit of the side to move's stones: padding slots
+    /// get the padding entry; when the opponent has exactly three stones,
+    /// positions with a mill-closing move win at once and get `Win(1)`.
+    /// These are final and never enter the frontier: phase 1b leaves them
+    /// out of their predecessors' counters instead (a pull, which reads
+    /// children in one orbit block, is far cheaper than pushing each win to
+    /// its scattered predecessors).
+    fn mark_immediate_wins(&self, side: usize, orbit: usize) {
         let me = &self.sides[side];
         let base = orbit as u64 * me.index.opponent_sets();
         for slot in base..base + me.index.opponent_sets() {
             me.values[slot as usize].store(PADDING_ENTRY, Relaxed);
         }
         me.index.for_each_in_orbit(orbit, |slot, us, them| {
-            me.values[slot as usize].store(0, Relaxed);
-            self.initialise(side, slot, us, them, s);
+            let mut wins = false;
+            if me.sector.b == 3 {
+                for_each_move(self.rules, us, them, 0, |mv, _| wins |= mv.removal.is_some());
+            }
+            let entry = if wins { Value::Win(1).to_entry() } else { 0 };
+            me.values[slot as usize].store(entry, Relaxed);
+        });
+    }
+
+    /// Phase 1b for one orbit: every position not marked in phase 1a.
+    fn initialise_orbit(&self, side: usize, orbit: usize, s: &mut Scratch) {
+        let me = &self.sides[side];
+        me.index.for_each_in_orbit(orbit, |slot, us, them| {
+            if me.values[slot as usize].load(Relaxed) == 0 {
+                self.initialise(side, slot, us, them, s);
+            }
         });
     }
 
@@ -128,6 +148,10 @@ impl Pair<'_> {
         // children need de-duplicating only when `them` has one.
         let (orbit, sym) = other.index.orbit_table().orbit_of(them);
         let dedupe = !other.index.orbit_table().stabiliser(orbit).is_empty();
+        // Children already marked `Win(1)` in phase 1a are left out of the
+        // counter; they only raise the loss floor to 2.
+        let threats = if other.sector.b == 3 { mill_targets(self.rules, them) } else { 0 };
+        let all = self.rules.board().all();
         s.slots.clear();
         let mut quiet = 0usize;
         let mut any = false;
@@ -137,10 +161,15 @@ impl Pair<'_> {
         for_each_move(self.rules, us, them, 0, |mv, mover| {
             any = true;
             if mv.removal.is_none() {
-                quiet += 1;
+                if threats & all & !them & !mover != 0 {
+                    // The child closes a mill at once: marked `Win(1)` in phase 1a.
+                    deepest_win = deepest_win.max(1);
+                    return;
+                }
                 if dedupe {
                     s.slots.push(other.index.index_with_orbit(orbit, sym, mover));
                 }
+                quiet += 1;
             } else {
                 match self.capture_value(side, us, them, mv) {
                     Value::Loss(k) => best_win = Some(best_win.map_or(k + 1, |b| b.min(k + 1))),
@@ -250,6 +279,29 @@ impl Pair<'_> {
     }
 }
 
+/// The points where a stone of `stones` could arrive and close a mill: the
+/// third point of a mill whose other two points hold `stones`, reachable by
+/// another stone of `stones` (adjacent, or any when the player flies). A
+/// position where that player is to move, with one of these points empty and
+/// an opponent with three stones, wins at once.
+fn mill_targets(rules: &RuleSet, stones: Bitboard) -> Bitboard {
+    let board = rules.board();
+    let flying = rules.flies(stones.count_ones());
+    let mut targets = 0;
+    for &mill in board.mills() {
+        let missing = mill & !stones;
+        if missing.count_ones() != 1 {
+            continue;
+        }
+        let p = missing.trailing_zeros() as u8;
+        let movers = stones & !mill;
+        if (flying && movers != 0) || board.adjacent(p) & movers != 0 {
+            targets |= missing;
+        }
+    }
+    targets
+}
+
 /// Sorts claims into buckets by ply.
 fn bucket(buckets: &mut Vec<Vec<u64>>, claims: Vec<u64>) {
     for c in claims {
@@ -282,6 +334,7 @@ pub(crate) fn solve_pair(
             let target = Sector::sliding(sector.b - 1, sector.w);
             let target_index = rules.indexer().sector(target.w as usize, target.b as usize);
             let table = Table::open(dir, rules, target, target_index.len())?;
+            table.verify_checksum()?;
             Some((target_index, table))
         } else {
             None
@@ -306,6 +359,11 @@ pub(crate) fn solve_pair(
         .join("/");
 
     progress.set_message(format!("pair {name}: initialising"));
+    let t0 = std::time::Instant::now();
+    for side in 0..pair.sides.len() {
+        let orbits = pair.sides[side].index.orbit_table().len();
+        (0..orbits).into_par_iter().for_each(|orbit| pair.mark_immediate_wins(side, orbit));
+    }
     let mut buckets: Vec<Vec<u64>> = Vec::new();
     for side in 0..pair.sides.len() {
         let orbits = pair.sides[side].index.orbit_table().len();
@@ -322,6 +380,7 @@ pub(crate) fn solve_pair(
         }
     }
 
+    let t1 = std::time::Instant::now();
     let mut frontier: Vec<u64> = Vec::new();
     let mut d: u16 = 0;
     loop {
@@ -364,6 +423,9 @@ pub(crate) fn solve_pair(
             sector: sectors[0],
             detail: "DTM beyond 65,533 plies".to_string(),
         })?;
+    }
+    if std::env::var_os("MORRIS_TIMING").is_some() {
+        eprintln!("pair {name}: init {:.3} s, iterate {:.3} s", (t1 - t0).as_secs_f64(), t1.elapsed().as_secs_f64());
     }
     if pair.fault.load(Relaxed) {
         return Err(SolveError::Internal {

@@ -273,12 +273,8 @@ fn sector_of_a_probe_is_the_side_to_move_first() {
     db.value(&b).unwrap();
 }
 
-// BUG (morris-probe, probe/src/lib.rs `Database::analyze` / `best_move`):
-// `value` refuses a position whose side not to move has fewer than 3 stones
-// with `ProbeError::Unreachable`, and `analyze` is documented to fail "as
-// `Database::value`, for the position", but it returns `Ok` with no moves
-// (and `best_move` `Ok(None)`, which `morris bestmove` prints as "the game
-// is over, White has lost" although Black is the one with 2 stones).
+// `value`, `analyze` and `best_move` all refuse a position whose side not
+// to move has fewer than 3 stones (`ProbeError::Unreachable`).
 #[test]
 fn positions_after_the_end_of_the_game_are_refused_by_every_query() {
     let db = &fixture().db;

@@ -1,15 +1,6 @@
 //! End-to-end tests of the `morris` binary (package `morris-tools`) on real
 //! small databases: solve, stats, probe, analyze, bestmove, show, their
 //! help, and their errors.
-//!
-//! Finding the binary: `morris` belongs to another package, so Cargo gives
-//! this test no `CARGO_BIN_EXE_morris`, and `cargo test --workspace` does not
-//! build it (it builds only the binary's unit-test harness). The first test
-//! that needs it runs `cargo build -p morris-tools --bin morris` with the
-//! profile and target directory of this test binary, once per process, and
-//! takes the executable's path from Cargo's JSON messages; that also keeps
-//! the binary from being stale. Without Cargo it falls back to
-//! `<target dir>/<profile>/morris` next to this test binary.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -26,81 +17,7 @@ use morris_probe::Database;
 
 /// The `morris` executable, built once per test process.
 fn morris_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        if let Some(p) = option_env!("CARGO_BIN_EXE_morris") {
-            return PathBuf::from(p);
-        }
-        let exe = std::env::current_exe().expect("path of the test binary");
-        // <target dir>/[<triple>/]<profile>/deps/<test binary>
-        let profile_dir = exe
-            .parent()
-            .filter(|d| d.ends_with("deps"))
-            .and_then(Path::parent)
-            .expect("the test binary lives in <target>/<profile>/deps")
-            .to_path_buf();
-        let fallback = profile_dir.join(format!("morris{}", std::env::consts::EXE_SUFFIX));
-        match build_morris(&profile_dir) {
-            Ok(path) => path,
-            Err(why) if fallback.is_file() => {
-                eprintln!("warning: could not build morris ({why}); using {}", fallback.display());
-                fallback
-            }
-            Err(why) => panic!(
-                "the `morris` binary is not at {} and building it failed: {why}\n\
-                 run `cargo build -p morris-tools --bin morris` first",
-                fallback.display()
-            ),
-        }
-    })
-}
-
-/// Runs `cargo build -p morris-tools --bin morris` for the profile whose
-/// output directory is `profile_dir`, and returns the executable's path.
-fn build_morris(profile_dir: &Path) -> Result<PathBuf, String> {
-    let cargo = std::env::var_os("CARGO")
-        .map(PathBuf::from)
-        .or_else(|| option_env!("CARGO").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("cargo"));
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").join("Cargo.toml");
-    let mut cmd = std::process::Command::new(cargo);
-    cmd.args(["build", "-p", "morris-tools", "--bin", "morris"])
-        .args(["--message-format", "json"])
-        .arg("--manifest-path")
-        .arg(&manifest);
-    // `cargo test` builds with the `test` profile into `debug`, and
-    // `cargo test --release` with `bench` into `release`: build the binary
-    // with the same optimisation (the dev profile leaves the solver slow).
-    match profile_dir.file_name().and_then(|n| n.to_str()) {
-        Some("debug") => cmd.args(["--profile", "test"]),
-        Some("release") => cmd.arg("--release"),
-        Some(other) => cmd.args(["--profile", other]),
-        None => &mut cmd,
-    };
-    // The target directory is the nearest ancestor Cargo tagged.
-    if let Some(target) = profile_dir.ancestors().find(|d| d.join("CACHEDIR.TAG").is_file()) {
-        cmd.arg("--target-dir").arg(target);
-    }
-    let out = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("cargo build failed:\n{}", String::from_utf8_lossy(&out.stderr)));
-    }
-    // Cargo's artifact message for the bin target carries the path.
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    for line in stdout.lines() {
-        if !line.contains(r#""reason":"compiler-artifact""#)
-            || !line.contains(r#""name":"morris""#)
-            || !line.contains(r#""kind":["bin"]"#)
-        {
-            continue;
-        }
-        if let Ok(Json::Object(m)) = Json::parse(line) {
-            if let Some(Json::String(p)) = m.get("executable") {
-                return Ok(PathBuf::from(p));
-            }
-        }
-    }
-    Err("cargo named no executable for `morris`".to_string())
+    Path::new(env!("CARGO_BIN_EXE_morris"))
 }
 
 /// What a run of `morris` printed.
@@ -296,21 +213,8 @@ fn draw_reached_by_a_capture() -> u64 {
 /// A way to damage a table, and its name.
 type Damage = (&'static str, fn(&mut Vec<u8>));
 
-// BUG (morris-solver, solver/src/lib.rs `solve_sliding` and
-// solver/src/pair.rs `solve_pair`): a table whose header is intact but whose
-// payload is damaged counts as "already on disk" (the resume check is
-// `Table::open`, which reads only the header), so `morris solve` keeps it,
-// reports success, and solves the pairs that capture into it from the
-// damaged values (`solve_pair` opens capture tables with `Table::open` and
-// never calls `verify_checksum`): the new tables get valid checksums over
-// wrong values, and `morris stats` flags only the first table. Expected:
-// refuse with an error naming the damaged file, or re-solve it.
-// Reproduce: `morris solve --max-stones 6 --db D -q`; change the entry of a
-// drawn 3-3 position whose side not to move has a mill from 0 (Draw) to 1
-// (Loss(0)) in `D/nine_3_3_0_0.mtb`; `morris solve --max-stones 7 --db D -q`
-// prints "solved 2 tables ..., kept 1 already on disk", and D's 3-4 and 4-3
-// tables differ from a clean solve's while passing `morris stats`.
-// (Damage to the header is handled: the table is re-solved.)
+// A table whose header is intact but whose payload is damaged must not
+// count as already solved, nor be built on: `morris solve` re-solves it.
 #[test]
 fn solve_never_builds_on_a_damaged_table() {
     // What is done to 3-3's table.
@@ -606,14 +510,8 @@ fn bad_positions_are_refused_with_a_message() {
     fails(&["probe", "--db", db]);
 }
 
-// BUG (morris-probe, probe/src/lib.rs `Database::analyze`, hence
-// `best_move` and `morris bestmove`): for a position whose opponent of the
-// side to move has fewer than 3 stones (the game ended before), `value`
-// (and `morris probe`, `morris analyze`) refuse it with "not a position of a
-// game" (`ProbeError::Unreachable`), but `analyze` returns no moves and
-// `best_move` `None`, so `morris bestmove` exits 0 printing "none: the game
-// is over, White has lost", naming the wrong loser (Black is the one with 2
-// stones). Reproduce: `morris bestmove --db D "W:a1,a4,d3 B:a7,d1 w"`.
+// A position after the end of the game (the side not to move has fewer
+// than 3 stones) is refused by every query, `bestmove` included.
 #[test]
 fn a_position_after_the_end_of_the_game_is_refused() {
     let text = "W:a1,a4,d3 B:a7,d1 w";
