@@ -34,6 +34,16 @@ pub const DRAW_ENTRY: u16 = 0;
 pub const MAX_DTM: u16 = 0xFFFD;
 
 impl Value {
+    /// The value with DTM `ply`: `Win(ply)` when odd, `Loss(ply)` when even.
+    #[inline]
+    pub fn from_ply(ply: u16) -> Value {
+        if ply % 2 == 1 {
+            Value::Win(ply)
+        } else {
+            Value::Loss(ply)
+        }
+    }
+
     /// Decodes a table entry; `None` for the padding entry.
     #[inline]
     pub fn from_entry(entry: u16) -> Option<Value> {
@@ -42,11 +52,7 @@ impl Value {
             PADDING_ENTRY => None,
             e => {
                 let n = e - 1;
-                Some(if n % 2 == 1 {
-                    Value::Win(n)
-                } else {
-                    Value::Loss(n)
-                })
+                Some(if n % 2 == 1 { Value::Win(n) } else { Value::Loss(n) })
             }
         }
     }
@@ -102,13 +108,7 @@ mod tests {
 
     #[test]
     fn entries_round_trip() {
-        for v in [
-            Value::Draw,
-            Value::Loss(0),
-            Value::Win(1),
-            Value::Loss(26),
-            Value::Win(4095),
-        ] {
+        for v in [Value::Draw, Value::Loss(0), Value::Win(1), Value::Loss(26), Value::Win(4095)] {
             assert_eq!(Value::from_entry(v.to_entry()), Some(v));
         }
         assert_eq!(Value::from_entry(PADDING_ENTRY), None);
@@ -116,23 +116,8 @@ mod tests {
 
     #[test]
     fn best_first_order() {
-        let mut v = vec![
-            Value::Loss(2),
-            Value::Draw,
-            Value::Win(5),
-            Value::Loss(8),
-            Value::Win(1),
-        ];
+        let mut v = vec![Value::Loss(2), Value::Draw, Value::Win(5), Value::Loss(8), Value::Win(1)];
         v.sort_by(Value::best_first);
-        assert_eq!(
-            v,
-            [
-                Value::Win(1),
-                Value::Win(5),
-                Value::Draw,
-                Value::Loss(8),
-                Value::Loss(2)
-            ]
-        );
+        assert_eq!(v, [Value::Win(1), Value::Win(5), Value::Draw, Value::Loss(8), Value::Loss(2)]);
     }
 }

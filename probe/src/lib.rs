@@ -19,6 +19,10 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod malom;
+
+pub use malom::{MalomDatabase, MalomValue};
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};

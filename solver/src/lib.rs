@@ -28,10 +28,7 @@ pub struct SolveOptions {
 impl Default for SolveOptions {
     /// Every sliding sector, with progress.
     fn default() -> Self {
-        SolveOptions {
-            max_stones: u32::MAX,
-            progress: true,
-        }
+        SolveOptions { max_stones: u32::MAX, progress: true }
     }
 }
 
@@ -72,6 +69,19 @@ pub struct SectorReport {
     pub header: TableHeader,
 }
 
+/// Where the time of one pair went.
+#[derive(Debug, Clone)]
+pub struct PairTiming {
+    /// The pair, e.g. `3-4/4-3`.
+    pub name: String,
+    /// Phase 1: counters, capture look-ups, claims (seconds).
+    pub initialise_seconds: f64,
+    /// Phase 2: ply-by-ply propagation (seconds).
+    pub iterate_seconds: f64,
+    /// Plies iterated (the longest DTM in the pair plus one or two).
+    pub plies: u32,
+}
+
 /// What a solve did.
 #[derive(Debug, Clone, Default)]
 pub struct SolveReport {
@@ -83,6 +93,8 @@ pub struct SolveReport {
     pub positions: u64,
     /// Wall time of this run, seconds.
     pub seconds: f64,
+    /// Per solved pair, where the time went.
+    pub pairs: Vec<PairTiming>,
 }
 
 /// The sliding pairs `(w, b)` with `w <= b`, both at least 3 and at most the
@@ -114,19 +126,12 @@ pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
 /// [`SolveError::Unsupported`] for rule sets whose sliding phase is not
 /// handled yet; [`SolveError::Io`] when the directory cannot be used;
 /// [`SolveError::Table`] when a table cannot be written or read.
-pub fn solve_sliding(
-    rules: &RuleSet,
-    dir: &Path,
-    options: &SolveOptions,
-) -> Result<SolveReport, SolveError> {
+pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Result<SolveReport, SolveError> {
     if !rules.sliding_phase_supported() {
         return Err(SolveError::Unsupported(rules.name().to_string()));
     }
     let start = Instant::now();
-    let io = |source| SolveError::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
+    let io = |source| SolveError::Io { path: dir.to_path_buf(), source };
     fs::create_dir_all(dir).map_err(io)?;
     remove_temporary_files(dir).map_err(io)?;
     let mut report = SolveReport::default();
@@ -143,11 +148,8 @@ pub fn solve_sliding(
         ProgressBar::hidden()
     };
     for (w, b) in pairs {
-        let sectors: Vec<Sector> = if w == b {
-            vec![Sector::sliding(w, b)]
-        } else {
-            vec![Sector::sliding(w, b), Sector::sliding(b, w)]
-        };
+        let sectors: Vec<Sector> =
+            if w == b { vec![Sector::sliding(w, b)] } else { vec![Sector::sliding(w, b), Sector::sliding(b, w)] };
         let missing: Vec<Sector> = sectors
             .iter()
             .copied()
@@ -162,7 +164,8 @@ pub fn solve_sliding(
             continue;
         }
         overall.set_message(format!("pair {w}-{b}"));
-        let solved = pair::solve_pair(rules, dir, w, b, &overall)?;
+        let (solved, timing) = pair::solve_pair(rules, dir, w, b, &overall)?;
+        report.pairs.push(timing);
         for (sector, entries) in solved {
             let header = TableHeader::for_entries(rules, sector, &entries);
             if missing.contains(&sector) {

@@ -23,17 +23,47 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::time::Instant;
 
 use indicatif::ProgressBar;
 use morris_db::moves::{for_each_move, sliding_unmoves};
-use morris_db::value::{Value, PADDING_ENTRY};
+use morris_db::value::{Value, MAX_DTM, PADDING_ENTRY};
 use morris_db::{Bitboard, Move, RuleSet, Sector, SectorIndex, Table};
 use rayon::prelude::*;
 
-use crate::SolveError;
+use crate::{PairTiming, SolveError};
 
-const SIDE_BIT: u64 = 1 << 63;
-const SLOT_MASK: u64 = (1 << 40) - 1;
+/// A position of the pair: the slot, with bit 31 set for the second sector.
+type Item = u32;
+const SIDE_BIT: Item = 1 << 31;
+
+/// Claims by ply: `claims[ply]` holds positions that take the value of DTM
+/// `ply` (a win when odd, a loss when even) at that ply if still unknown.
+#[derive(Default)]
+struct Claims(Vec<Vec<Item>>);
+
+impl Claims {
+    fn push(&mut self, ply: u16, item: Item) {
+        let ply = ply as usize;
+        if self.0.len() <= ply {
+            self.0.resize_with(ply + 1, Vec::new);
+        }
+        self.0[ply].push(item);
+    }
+
+    fn append(&mut self, other: Claims) {
+        if self.0.len() < other.0.len() {
+            self.0.resize_with(other.0.len(), Vec::new);
+        }
+        for (mine, mut theirs) in self.0.iter_mut().zip(other.0) {
+            if mine.is_empty() {
+                *mine = theirs;
+            } else {
+                mine.append(&mut theirs);
+            }
+        }
+    }
+}
 
 /// One sector of the pair while it is being solved.
 struct Side {
@@ -56,8 +86,8 @@ struct Pair<'a> {
 struct Scratch {
     slots: Vec<u64>,
     preds: Vec<(Bitboard, Bitboard)>,
-    next: Vec<u64>,
-    claims: Vec<u64>,
+    next: Vec<Item>,
+    claims: Claims,
 }
 
 impl Pair<'_> {
@@ -70,24 +100,12 @@ impl Pair<'_> {
         }
     }
 
-    fn item(side: usize, slot: u64) -> u64 {
-        if side == 1 {
-            slot | SIDE_BIT
-        } else {
-            slot
-        }
+    fn item(side: usize, slot: u64) -> Item {
+        slot as Item | if side == 1 { SIDE_BIT } else { 0 }
     }
 
-    fn claim(side: usize, slot: u64, value: Value) -> u64 {
-        Self::item(side, slot) | (value.to_entry() as u64) << 40
-    }
-
-    fn split(item: u64) -> (usize, u64, u16) {
-        (
-            ((item & SIDE_BIT) != 0) as usize,
-            item & SLOT_MASK,
-            ((item >> 40) & 0xFFFF) as u16,
-        )
+    fn split(item: Item) -> (usize, u64) {
+        (((item & SIDE_BIT) != 0) as usize, (item & !SIDE_BIT) as u64)
     }
 
     /// Looks up a capture child's value; flags a fault for a slot that the
@@ -179,7 +197,7 @@ impl Pair<'_> {
             }
         });
         if !any {
-            s.claims.push(Self::claim(side, slot, Value::Loss(0)));
+            s.claims.push(0, Self::item(side, slot));
             return;
         }
         let mut counter = if dedupe {
@@ -190,12 +208,12 @@ impl Pair<'_> {
             quiet
         };
         if let Some(n) = best_win {
-            s.claims.push(Self::claim(side, slot, Value::Win(n)));
+            s.claims.push(n, Self::item(side, slot));
             counter += 1;
         } else if blocks_loss {
             counter += 1;
         } else if counter == 0 {
-            s.claims.push(Self::claim(side, slot, Value::Loss(deepest_win + 1)));
+            s.claims.push(deepest_win + 1, Self::item(side, slot));
         }
         if counter > u8::MAX as usize {
             self.fault.store(true, Relaxed);
@@ -223,8 +241,8 @@ impl Pair<'_> {
     }
 
     /// Phase 2 for one position resolved at ply `d`.
-    fn propagate(&self, item: u64, d: u16, s: &mut Scratch) {
-        let (side, slot, _) = Self::split(item);
+    fn propagate(&self, item: Item, d: u16, s: &mut Scratch) {
+        let (side, slot) = Self::split(item);
         let me = &self.sides[side];
         let value = Value::from_entry(me.values[slot as usize].load(Relaxed));
         let Some((us, them)) = me.index.position(slot) else {
@@ -236,8 +254,7 @@ impl Pair<'_> {
         s.preds.clear();
         sliding_unmoves(self.rules, us, them, &mut s.preds);
         s.slots.clear();
-        s.slots
-            .extend(s.preds.iter().map(|&(pu, pt)| pred.index.index(pu, pt)));
+        s.slots.extend(s.preds.iter().map(|&(pu, pt)| pred.index.index(pu, pt)));
         s.slots.sort_unstable();
         s.slots.dedup();
         for i in 0..s.slots.len() {
@@ -245,10 +262,7 @@ impl Pair<'_> {
             let cell = &pred.values[q as usize];
             match value {
                 Some(Value::Loss(_)) => {
-                    if cell
-                        .compare_exchange(0, Value::Win(d + 1).to_entry(), Relaxed, Relaxed)
-                        .is_ok()
-                    {
+                    if cell.compare_exchange(0, Value::Win(d + 1).to_entry(), Relaxed, Relaxed).is_ok() {
                         s.next.push(Self::item(pred_side, q));
                     }
                 }
@@ -262,14 +276,11 @@ impl Pair<'_> {
                     } else if before == 1 {
                         let ply = (d + 1).max(self.capture_loss_floor(pred_side, q));
                         if ply == d + 1 {
-                            if cell
-                                .compare_exchange(0, Value::Loss(ply).to_entry(), Relaxed, Relaxed)
-                                .is_ok()
-                            {
+                            if cell.compare_exchange(0, Value::Loss(ply).to_entry(), Relaxed, Relaxed).is_ok() {
                                 s.next.push(Self::item(pred_side, q));
                             }
                         } else {
-                            s.claims.push(Self::claim(pred_side, q, Value::Loss(ply)));
+                            s.claims.push(ply, Self::item(pred_side, q));
                         }
                     }
                 }
@@ -302,17 +313,6 @@ fn mill_targets(rules: &RuleSet, stones: Bitboard) -> Bitboard {
     targets
 }
 
-/// Sorts claims into buckets by ply.
-fn bucket(buckets: &mut Vec<Vec<u64>>, claims: Vec<u64>) {
-    for c in claims {
-        let ply = (Pair::split(c).2 - 1) as usize;
-        if buckets.len() <= ply {
-            buckets.resize_with(ply + 1, Vec::new);
-        }
-        buckets[ply].push(c);
-    }
-}
-
 /// Solves the pair `w-b`/`b-w` and returns each sector with its entries.
 pub(crate) fn solve_pair(
     rules: &RuleSet,
@@ -320,16 +320,18 @@ pub(crate) fn solve_pair(
     w: u8,
     b: u8,
     progress: &ProgressBar,
-) -> Result<Vec<(Sector, Vec<u16>)>, SolveError> {
-    let sectors = if w == b {
-        vec![Sector::sliding(w, b)]
-    } else {
-        vec![Sector::sliding(w, b), Sector::sliding(b, w)]
-    };
+) -> Result<(Vec<(Sector, Vec<u16>)>, PairTiming), SolveError> {
+    let sectors = if w == b { vec![Sector::sliding(w, b)] } else { vec![Sector::sliding(w, b), Sector::sliding(b, w)] };
     let mut sides = Vec::new();
     for &sector in &sectors {
         let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
         let len = index.len() as usize;
+        if index.len() >= SIDE_BIT as u64 {
+            return Err(SolveError::Internal {
+                sector,
+                detail: format!("{} slots exceed this solver's 2^31 per sector", index.len()),
+            });
+        }
         let captures = if sector.b > 3 {
             let target = Sector::sliding(sector.b - 1, sector.w);
             let target_index = rules.indexer().sector(target.w as usize, target.b as usize);
@@ -347,27 +349,19 @@ pub(crate) fn solve_pair(
             captures,
         });
     }
-    let pair = Pair {
-        rules,
-        sides,
-        fault: AtomicBool::new(false),
-    };
-    let name = sectors
-        .iter()
-        .map(|s| s.to_string())
-        .collect::<Vec<_>>()
-        .join("/");
+    let pair = Pair { rules, sides, fault: AtomicBool::new(false) };
+    let name = sectors.iter().map(|s| s.to_string()).collect::<Vec<_>>().join("/");
 
     progress.set_message(format!("pair {name}: initialising"));
-    let t0 = std::time::Instant::now();
+    let t0 = Instant::now();
     for side in 0..pair.sides.len() {
         let orbits = pair.sides[side].index.orbit_table().len();
         (0..orbits).into_par_iter().for_each(|orbit| pair.mark_immediate_wins(side, orbit));
     }
-    let mut buckets: Vec<Vec<u64>> = Vec::new();
+    let mut claims = Claims::default();
     for side in 0..pair.sides.len() {
         let orbits = pair.sides[side].index.orbit_table().len();
-        let claims: Vec<Vec<u64>> = (0..orbits)
+        let per_thread: Vec<Claims> = (0..orbits)
             .into_par_iter()
             .fold(Scratch::default, |mut s, orbit| {
                 pair.initialise_orbit(side, orbit, &mut s);
@@ -375,37 +369,31 @@ pub(crate) fn solve_pair(
             })
             .map(|s| s.claims)
             .collect();
-        for c in claims {
-            bucket(&mut buckets, c);
+        for c in per_thread {
+            claims.append(c);
         }
     }
 
-    let t1 = std::time::Instant::now();
-    let mut frontier: Vec<u64> = Vec::new();
+    let t1 = Instant::now();
+    let mut frontier: Vec<Item> = Vec::new();
     let mut d: u16 = 0;
     loop {
-        if let Some(claims) = buckets.get_mut(d as usize) {
-            let claims = std::mem::take(claims);
-            let won: Vec<u64> = claims
+        if let Some(due) = claims.0.get_mut(d as usize) {
+            let entry = Value::from_ply(d).to_entry();
+            let taken: Vec<Item> = std::mem::take(due)
                 .into_par_iter()
-                .filter_map(|c| {
-                    let (side, slot, entry) = Pair::split(c);
-                    let cell = &pair.sides[side].values[slot as usize];
-                    cell.compare_exchange(0, entry, Relaxed, Relaxed)
-                        .ok()
-                        .map(|_| Pair::item(side, slot))
+                .filter(|&item| {
+                    let (side, slot) = Pair::split(item);
+                    pair.sides[side].values[slot as usize].compare_exchange(0, entry, Relaxed, Relaxed).is_ok()
                 })
                 .collect();
-            frontier.extend(won);
+            frontier.extend(taken);
         }
-        if frontier.is_empty() && buckets.len() <= d as usize + 1 {
+        if frontier.is_empty() && claims.0.len() <= d as usize + 1 {
             break;
         }
-        progress.set_message(format!(
-            "pair {name}: ply {d}, {} positions resolved at this ply",
-            frontier.len()
-        ));
-        let results: Vec<(Vec<u64>, Vec<u64>)> = frontier
+        progress.set_message(format!("pair {name}: ply {d}, {} positions resolved at this ply", frontier.len()));
+        let per_thread: Vec<(Vec<Item>, Claims)> = frontier
             .par_iter()
             .with_min_len(256)
             .fold(Scratch::default, |mut s, &item| {
@@ -415,32 +403,31 @@ pub(crate) fn solve_pair(
             .map(|s| (s.next, s.claims))
             .collect();
         frontier = Vec::new();
-        for (next, claims) in results {
+        for (next, c) in per_thread {
             frontier.extend(next);
-            bucket(&mut buckets, claims);
+            claims.append(c);
         }
-        d = d.checked_add(1).ok_or_else(|| SolveError::Internal {
+        d = d.checked_add(1).filter(|&d| d <= MAX_DTM).ok_or_else(|| SolveError::Internal {
             sector: sectors[0],
-            detail: "DTM beyond 65,533 plies".to_string(),
+            detail: format!("DTM beyond {MAX_DTM} plies"),
         })?;
     }
-    if std::env::var_os("MORRIS_TIMING").is_some() {
-        eprintln!("pair {name}: init {:.3} s, iterate {:.3} s", (t1 - t0).as_secs_f64(), t1.elapsed().as_secs_f64());
-    }
+    let timing = PairTiming {
+        name,
+        initialise_seconds: (t1 - t0).as_secs_f64(),
+        iterate_seconds: t1.elapsed().as_secs_f64(),
+        plies: d as u32,
+    };
     if pair.fault.load(Relaxed) {
         return Err(SolveError::Internal {
             sector: sectors[0],
             detail: "a successor counter or a solved table was inconsistent".to_string(),
         });
     }
-    Ok(pair
+    let tables = pair
         .sides
         .into_iter()
-        .map(|side| {
-            (
-                side.sector,
-                side.values.into_iter().map(AtomicU16::into_inner).collect(),
-            )
-        })
-        .collect())
+        .map(|side| (side.sector, side.values.into_iter().map(AtomicU16::into_inner).collect()))
+        .collect();
+    Ok((tables, timing))
 }

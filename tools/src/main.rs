@@ -4,6 +4,7 @@
 //! subcommand lives in its own module.
 
 mod bench;
+mod compare;
 mod query;
 mod solve;
 mod stats;
@@ -52,6 +53,9 @@ enum Command {
     /// Time a fixed solving suite (median of several runs, with a
     /// one-thread baseline measured in the same run).
     Bench(bench::BenchArgs),
+    /// Compare our tables with Malom's database, position by position: WDL,
+    /// and DTM of wins and losses. Exits non-zero on any mismatch.
+    Compare(compare::CompareArgs),
 }
 
 /// The rule set option shared by every subcommand.
@@ -105,6 +109,7 @@ fn main() -> ExitCode {
         Command::Bestmove(a) => query::bestmove(a),
         Command::Show(a) => query::show(a),
         Command::Bench(a) => bench::run(a),
+        Command::Compare(a) => compare::run(a),
     };
     match result {
         Ok(code) => code,

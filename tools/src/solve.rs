@@ -27,6 +27,9 @@ pub struct SolveArgs {
     /// No progress bars.
     #[arg(long, short)]
     quiet: bool,
+    /// Also print, per solved pair, the time of each phase and the plies.
+    #[arg(long, short)]
+    verbose: bool,
 }
 
 /// Runs `morris solve`.
@@ -34,15 +37,9 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let rules = args.rules.rule_set()?;
     if let Some(n) = args.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()
-            .context("cannot start the worker threads")?;
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("cannot start the worker threads")?;
     }
-    let options = SolveOptions {
-        max_stones: args.max_stones.unwrap_or(u32::MAX),
-        progress: !args.quiet,
-    };
+    let options = SolveOptions { max_stones: args.max_stones.unwrap_or(u32::MAX), progress: !args.quiet };
     let start = Instant::now();
     let report = solve_sliding(&rules, &args.db.db, &options)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -57,6 +54,15 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         rayon::current_num_threads(),
         peak_memory().unwrap_or_else(|| "unknown".to_string()),
     )?;
+    if args.verbose {
+        for p in &report.pairs {
+            writeln!(
+                out,
+                "pair {:<9} initialise {:>8.3} s, iterate {:>8.3} s, {} plies",
+                p.name, p.initialise_seconds, p.iterate_seconds, p.plies
+            )?;
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
