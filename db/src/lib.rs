@@ -8,21 +8,25 @@
 #![warn(missing_docs)]
 
 pub mod board;
+pub mod fen;
 pub mod index;
 pub mod mapped;
 pub mod moves;
 pub mod position;
+pub mod record;
 pub mod rules;
 pub mod sector;
 pub mod symmetry;
 pub mod table;
 pub mod value;
+pub mod wdl;
 
 pub use board::{Bitboard, Board, Point, Points};
 pub use index::{Indexer, SectorIndex};
-pub use moves::{Move, MoveError};
+pub use fen::FenError;
+pub use moves::{Move, MoveError, Outcome};
 pub use position::{Color, Position, PositionError};
-pub use rules::{RuleSet, UnknownPreset};
+pub use rules::{Overrides, RuleSet, RulesError, UnknownPreset};
 pub use sector::Sector;
 pub use table::{Table, TableError, TableHeader};
 pub use value::Value;

@@ -1,15 +1,23 @@
-//! Legal moves (placements, slides, flights, each with its removal) and
+//! Legal moves (placements, slides, flights, each with its removals) and
 //! un-moves of the sliding phase, on bitboards relative to the side to move
-//! (RULES.md, "Play" and "Mills and removal").
+//! (RULES.md, "Play" and "Mills and removal"); the end of the game; move
+//! notation; perft.
 
 use std::fmt;
 
 use crate::board::{Bitboard, Board, Point, Points};
 use crate::position::{Color, Position};
-use crate::rules::RuleSet;
+use crate::rules::{NoMoveOutcome, RuleSet};
 
 /// A move: a placement (`from == None`), or a slide or flight from `from`
-/// to `to`; with the removal it makes, if it closes a mill.
+/// to `to`; with the removals it makes, if it closes a mill.
+///
+/// A move closing one mill (or several, under the usual rule) removes
+/// `removal`. Under [`RuleSet::remove_per_mill`] a move closing k mills at
+/// once removes k stones (as many as the opponent has): `removal` and the
+/// k - 1 points of `extra_removals`, removed in that order (`removal` first,
+/// then the others in a legal order); two moves that remove the same set of
+/// stones are the same move. `extra_removals` is 0 for every other move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Move {
     /// The point a stone leaves (`None` for a placement).
@@ -18,11 +26,46 @@ pub struct Move {
     pub to: Point,
     /// The opponent's stone removed, if the move closes a mill.
     pub removal: Option<Point>,
+    /// Further opponent stones removed when the move closes several mills
+    /// under [`RuleSet::remove_per_mill`]; 0 otherwise.
+    pub extra_removals: Bitboard,
 }
 
 impl Move {
+    /// A placement on `to` without removal.
+    pub fn place(to: Point) -> Move {
+        Move { from: None, to, removal: None, extra_removals: 0 }
+    }
+
+    /// A slide or flight from `from` to `to` without removal.
+    pub fn step(from: Point, to: Point) -> Move {
+        Move { from: Some(from), to, removal: None, extra_removals: 0 }
+    }
+
+    /// This move removing `r` (replacing any removal).
+    pub fn removing(self, r: Point) -> Move {
+        Move { removal: Some(r), extra_removals: 0, ..self }
+    }
+
+    /// Every stone the move removes.
+    #[inline]
+    pub fn removals(&self) -> Bitboard {
+        self.removal.map_or(0, |r| 1 << r) | self.extra_removals
+    }
+
+    /// The move mapped point by point, e.g. by a symmetry.
+    pub fn map_points(&self, f: impl Fn(Point) -> Point) -> Move {
+        Move {
+            from: self.from.map(&f),
+            to: f(self.to),
+            removal: self.removal.map(&f),
+            extra_removals: Points(self.extra_removals).fold(0, |acc, p| acc | (1 << f(p))),
+        }
+    }
+
     /// The move in RULES.md notation on `board`: `d6`, `d6-d5`, `d6-d5xb4`,
-    /// `a1xd7`.
+    /// `a1xd7`; several removals (one per mill) each with their `x`,
+    /// `removal` first: `d6xb4xf4`.
     pub fn notation(&self, board: &Board) -> String {
         let mut s = String::new();
         if let Some(f) = self.from {
@@ -31,6 +74,10 @@ impl Move {
         }
         s.push_str(board.point_name(self.to));
         if let Some(r) = self.removal {
+            s.push('x');
+            s.push_str(board.point_name(r));
+        }
+        for r in Points(self.extra_removals) {
             s.push('x');
             s.push_str(board.point_name(r));
         }
@@ -46,6 +93,46 @@ impl Move {
             }
         }
         D(self, board)
+    }
+}
+
+/// A move as written, read against a board but not yet against a position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenMove {
+    /// The point left (`None` for a placement).
+    pub from: Option<Point>,
+    /// The point reached.
+    pub to: Point,
+    /// The points named after `x`, in the order written.
+    pub removals: Vec<Point>,
+}
+
+impl WrittenMove {
+    /// Reads RULES.md move notation (`d6`, `d6-d5`, `d6-d5xb4`, `a1xd7`,
+    /// `d6xb4xf4`), case-insensitive.
+    ///
+    /// # Errors
+    /// [`MoveError::Syntax`] for anything else or a point the board lacks.
+    pub fn parse(text: &str, board: &Board) -> Result<WrittenMove, MoveError> {
+        let t = text.trim().to_ascii_lowercase();
+        let syntax = || MoveError::Syntax(text.trim().to_string());
+        let point = |name: &str| board.point(name).ok_or_else(syntax);
+        let mut parts = t.split('x');
+        let head = parts.next().ok_or_else(syntax)?;
+        let (from, to) = match head.split_once('-') {
+            Some((f, to)) => (Some(point(f)?), point(to)?),
+            None => (None, point(head)?),
+        };
+        let removals = parts.map(point).collect::<Result<Vec<_>, _>>()?;
+        Ok(WrittenMove { from, to, removals })
+    }
+
+    /// Whether `mv` is this move (same points, same set of removals).
+    pub fn matches(&self, mv: &Move) -> bool {
+        mv.from == self.from
+            && mv.to == self.to
+            && mv.removals() == self.removals.iter().fold(0, |acc, &r| acc | (1 << r))
+            && self.removals.len() == mv.removals().count_ones() as usize
     }
 }
 
@@ -69,8 +156,14 @@ pub fn removable(rules: &RuleSet, them: Bitboard) -> Bitboard {
 /// the stones on the board, `us_in_hand` the side to move's stones in hand.
 /// A player with stones in hand places (and, under the Lasker rule, may also
 /// move); otherwise slides, or flies when the rule set allows it with
-/// exactly 3 stones. A move closing a mill appears once per removable stone;
-/// if the opponent has no stone on the board it appears without removal.
+/// exactly 3 stones. A move closing a mill appears once per removable stone
+/// (once per removable set of stones under the remove-per-mill rule); if the
+/// opponent has no stone on the board it appears without removal. Under
+/// [`RuleSet::line_wins`] nothing is removed: a move that makes a line ends
+/// the game (see [`Position::outcome`]).
+///
+/// This does not check whether the game is already over (see
+/// [`Position::legal_moves`]).
 pub fn generate_moves(rules: &RuleSet, us: Bitboard, them: Bitboard, us_in_hand: u8, out: &mut Vec<Move>) {
     for_each_move(rules, us, them, us_in_hand, |mv, _| out.push(mv));
 }
@@ -80,19 +173,66 @@ pub fn generate_moves(rules: &RuleSet, us: Bitboard, them: Bitboard, us_in_hand:
 /// need no move list.
 #[inline]
 pub fn for_each_move(rules: &RuleSet, us: Bitboard, them: Bitboard, us_in_hand: u8, mut f: impl FnMut(Move, Bitboard)) {
+    if rules.remove_per_mill {
+        // Kept out of the usual path, which the solver runs hot.
+        for_each_move_per_mill(rules, us, them, us_in_hand, f);
+        return;
+    }
     let board = rules.board();
-    let empty = board.all() & !us & !them;
+    // Mills remove only if the opponent has a stone and lines do not win.
+    let removes = them != 0 && !rules.line_wins;
     let mut removable_cache: Option<Bitboard> = None;
-    let mut push = |from: Option<Point>, to: Point, after: Bitboard| {
-        if them != 0 && board.closes_mill(after, to) {
+    for_each_step(rules, us, them, us_in_hand, |from, to, after| {
+        if removes && board.closes_mill(after, to) {
             let set = *removable_cache.get_or_insert_with(|| removable(rules, them));
             for r in Points(set) {
-                f(Move { from, to, removal: Some(r) }, after);
+                f(Move { from, to, removal: Some(r), extra_removals: 0 }, after);
             }
         } else {
-            f(Move { from, to, removal: None }, after);
+            f(Move { from, to, removal: None, extra_removals: 0 }, after);
         }
-    };
+    });
+}
+
+/// [`for_each_move`] under [`RuleSet::remove_per_mill`]: a move closing
+/// k > 1 mills at once comes once per set of stones that k removals in a
+/// row may take.
+#[inline(never)]
+fn for_each_move_per_mill(
+    rules: &RuleSet,
+    us: Bitboard,
+    them: Bitboard,
+    us_in_hand: u8,
+    mut f: impl FnMut(Move, Bitboard),
+) {
+    let board = rules.board();
+    let removes = them != 0 && !rules.line_wins;
+    for_each_step(rules, us, them, us_in_hand, |from, to, after| {
+        let closed = if removes { board.mills_through(to).iter().filter(|&&m| after & m == m).count() } else { 0 };
+        if closed == 0 {
+            f(Move { from, to, removal: None, extra_removals: 0 }, after);
+            return;
+        }
+        for_each_removal_set(rules, them, closed, |removal, extra| {
+            f(Move { from, to, removal: Some(removal), extra_removals: extra }, after)
+        });
+    });
+}
+
+/// Calls `push(from, to, mover's stones after)` for each placement, slide
+/// or flight of the side to move, before removals: placements while stones
+/// are in hand (and then, under the Lasker rule, moves too), else slides,
+/// or flights with exactly 3 stones when the rule set allows it.
+#[inline(always)]
+fn for_each_step(
+    rules: &RuleSet,
+    us: Bitboard,
+    them: Bitboard,
+    us_in_hand: u8,
+    mut push: impl FnMut(Option<Point>, Point, Bitboard),
+) {
+    let board = rules.board();
+    let empty = board.all() & !us & !them;
     if us_in_hand > 0 {
         for to in Points(empty) {
             push(None, to, us | (1 << to));
@@ -103,15 +243,42 @@ pub fn for_each_move(rules: &RuleSet, us: Bitboard, them: Bitboard, us_in_hand: 
     }
     let flying = rules.flies(us.count_ones() + us_in_hand as u32);
     for from in Points(us) {
-        let targets = if flying {
-            empty
-        } else {
-            board.adjacent(from) & empty
-        };
+        let targets = if flying { empty } else { board.adjacent(from) & empty };
         for to in Points(targets) {
             push(Some(from), to, us ^ (1 << from) ^ (1 << to));
         }
     }
+}
+
+/// The distinct sets of `min(count, |them|)` stones that `count` removals
+/// in a row may take from `them`, each removal obeying [`removable`] on the
+/// stones left. Calls `f(first, rest)` once per set with the lexicographically
+/// smallest legal order's first stone.
+fn for_each_removal_set(rules: &RuleSet, them: Bitboard, count: usize, mut f: impl FnMut(Point, Bitboard)) {
+    fn walk(
+        rules: &RuleSet,
+        left: Bitboard,
+        taken: Bitboard,
+        first: Option<Point>,
+        to_go: usize,
+        seen: &mut Vec<Bitboard>,
+        f: &mut dyn FnMut(Point, Bitboard),
+    ) {
+        if to_go == 0 || left == 0 {
+            if let Some(first) = first {
+                if !seen.contains(&taken) {
+                    seen.push(taken);
+                    f(first, taken & !(1 << first));
+                }
+            }
+            return;
+        }
+        for r in Points(removable(rules, left)) {
+            walk(rules, left & !(1 << r), taken | (1 << r), first.or(Some(r)), to_go - 1, seen, f);
+        }
+    }
+    let mut seen = Vec::new();
+    walk(rules, them, 0, None, count, &mut seen, &mut f);
 }
 
 /// The stones after a move, from the mover's point of view: `(mover's
@@ -123,7 +290,7 @@ pub fn apply_move(us: Bitboard, them: Bitboard, mv: Move) -> (Bitboard, Bitboard
         us2 &= !(1 << f);
     }
     let them2 = match mv.removal {
-        Some(r) => them & !(1 << r),
+        Some(r) => them & !(1 << r) & !mv.extra_removals,
         None => them,
     };
     (us2, them2)
@@ -135,12 +302,7 @@ pub fn apply_move(us: Bitboard, them: Bitboard, mv: Move) -> (Bitboard, Bitboard
 /// the one to move there. The mover's last stone went from an empty point
 /// (adjacent, or any when the mover flies) to a point of `them` where it
 /// closed no mill.
-pub fn sliding_unmoves(
-    rules: &RuleSet,
-    us: Bitboard,
-    them: Bitboard,
-    out: &mut Vec<(Bitboard, Bitboard)>,
-) {
+pub fn sliding_unmoves(rules: &RuleSet, us: Bitboard, them: Bitboard, out: &mut Vec<(Bitboard, Bitboard)>) {
     let board = rules.board();
     let empty = board.all() & !us & !them;
     let flying = rules.flies(them.count_ones());
@@ -148,11 +310,7 @@ pub fn sliding_unmoves(
         if board.closes_mill(them, to) {
             continue;
         }
-        let sources = if flying {
-            empty
-        } else {
-            board.adjacent(to) & empty
-        };
+        let sources = if flying { empty } else { board.adjacent(to) & empty };
         for from in Points(sources) {
             out.push((them ^ (1 << to) ^ (1 << from), us));
         }
@@ -166,23 +324,114 @@ pub enum MoveError {
     #[error("cannot read move `{0}`: write a placement `d6`, a slide `d6-d5`, and a removal with `x` (`d6-d5xb4`)")]
     Syntax(String),
     /// The move is not legal in the position.
-    #[error("illegal move `{mv}`; legal moves: {legal}")]
+    #[error("illegal move `{mv}`: {why}; legal moves: {legal}")]
     Illegal {
         /// The move given.
         mv: String,
-        /// The legal moves, space-separated.
+        /// Why it is illegal.
+        why: String,
+        /// The legal moves, space-separated (`none` when the game is over).
         legal: String,
     },
 }
 
+/// How a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// This player lost: fewer than 3 stones, blocked, the opponent made a
+    /// line (Three Men's Morris), or a full board counted against White.
+    Loss(Color),
+    /// A full board that the rule set calls a draw.
+    Draw,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Loss(c) => write!(f, "{} wins, {c} has lost", c.other()),
+            Outcome::Draw => f.write_str("a draw (the board is full)"),
+        }
+    }
+}
+
+/// Whether the game is over before the side to move moves, for a reason
+/// other than having no legal move: a player below 3 stones (board plus
+/// hand), or under [`RuleSet::line_wins`] a line on the board. Relative to
+/// the side to move: `Some(true)` when the side to move has lost,
+/// `Some(false)` when the opponent has.
+#[inline]
+pub fn decided_before_moving(
+    rules: &RuleSet,
+    us: Bitboard,
+    them: Bitboard,
+    us_in_hand: u8,
+    them_in_hand: u8,
+) -> Option<bool> {
+    if us.count_ones() + (us_in_hand as u32) < 3 {
+        return Some(true);
+    }
+    if them.count_ones() + (them_in_hand as u32) < 3 {
+        return Some(false);
+    }
+    if rules.line_wins {
+        // The opponent's line was made by the move just played; a line of
+        // the side to move (only in a position set up by hand) ended the
+        // game before.
+        if rules.has_line(them) {
+            return Some(true);
+        }
+        if rules.has_line(us) {
+            return Some(false);
+        }
+    }
+    None
+}
+
 impl Position {
+    /// The start of a game under `rules`: an empty board, White to move,
+    /// each player with the rule set's stones in hand.
+    pub fn start(rules: &RuleSet) -> Position {
+        Position {
+            white: 0,
+            black: 0,
+            side_to_move: Color::White,
+            white_in_hand: rules.stones,
+            black_in_hand: rules.stones,
+        }
+    }
+
+    /// How the game has ended in this position, or `None` while the side to
+    /// move has a legal move. In order: a player with fewer than 3 stones
+    /// (board plus hand) has lost; under [`RuleSet::line_wins`] the player
+    /// who made a line has won; a side to move without a legal move has
+    /// lost, except on a full board, where the rule set's
+    /// [`crate::rules::FullBoardOutcome`] decides (a draw, or a loss for
+    /// White whoever is to move).
+    pub fn outcome(&self, rules: &RuleSet) -> Option<Outcome> {
+        let me = self.side_to_move;
+        if let Some(side_to_move_lost) =
+            decided_before_moving(rules, self.us(), self.them(), self.us_in_hand(), self.them_in_hand())
+        {
+            return Some(Outcome::Loss(if side_to_move_lost { me } else { me.other() }));
+        }
+        let mut any = false;
+        for_each_move(rules, self.us(), self.them(), self.us_in_hand(), |_, _| any = true);
+        if any {
+            return None;
+        }
+        Some(match rules.no_move_outcome(self.us(), self.them()) {
+            NoMoveOutcome::SideToMoveLoses => Outcome::Loss(me),
+            NoMoveOutcome::Draw => Outcome::Draw,
+            NoMoveOutcome::WhiteLoses => Outcome::Loss(Color::White),
+        })
+    }
+
     /// The legal moves of the side to move (empty when the game is over:
-    /// the side to move has fewer than 3 stones or is blocked).
+    /// a player has fewer than 3 stones, a line decided Three Men's Morris,
+    /// or the side to move is blocked or faces a full board).
     pub fn legal_moves(&self, rules: &RuleSet) -> Vec<Move> {
         let mut out = Vec::new();
-        if self.us().count_ones() + self.us_in_hand() as u32 >= 3
-            && self.them().count_ones() + self.them_in_hand() as u32 >= 3
-        {
+        if decided_before_moving(rules, self.us(), self.them(), self.us_in_hand(), self.them_in_hand()).is_none() {
             generate_moves(rules, self.us(), self.them(), self.us_in_hand(), &mut out);
         }
         out
@@ -192,52 +441,163 @@ impl Position {
     /// [`Position::legal_moves`].
     pub fn play_unchecked(&self, mv: Move) -> Position {
         let (us, them) = apply_move(self.us(), self.them(), mv);
-        let us_in_hand = if mv.from.is_none() {
-            self.us_in_hand() - 1
-        } else {
-            self.us_in_hand()
-        };
-        Position::from_relative(
-            them,
-            us,
-            self.side_to_move.other(),
-            self.them_in_hand(),
-            us_in_hand,
-        )
+        let us_in_hand = if mv.from.is_none() { self.us_in_hand() - 1 } else { self.us_in_hand() };
+        Position::from_relative(them, us, self.side_to_move.other(), self.them_in_hand(), us_in_hand)
     }
 
-    /// Finds the legal move written as `text` in RULES.md notation.
+    /// Finds the legal move written as `text` in RULES.md notation (several
+    /// removals may be written in any legal order).
     ///
     /// # Errors
     /// [`MoveError::Syntax`] if the text is not a move on this board,
-    /// [`MoveError::Illegal`] (listing the legal moves) if it is not legal.
+    /// [`MoveError::Illegal`] (saying why, and listing the legal moves) if
+    /// it is not legal.
     pub fn parse_move(&self, rules: &RuleSet, text: &str) -> Result<Move, MoveError> {
+        let written = WrittenMove::parse(text, rules.board())?;
         let legal = self.legal_moves(rules);
+        if let Some(mv) = legal.iter().find(|m| written.matches(m)) {
+            return Ok(*mv);
+        }
         let board = rules.board();
-        legal
-            .iter()
-            .copied()
-            .find(|m| m.notation(board) == text.trim().to_ascii_lowercase())
-            .ok_or_else(|| MoveError::Illegal {
-                mv: text.trim().to_string(),
-                legal: legal
-                    .iter()
-                    .map(|m| m.notation(board))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            })
+        let mut names: Vec<String> = legal.iter().map(|m| m.notation(board)).collect();
+        names.sort();
+        Err(MoveError::Illegal {
+            mv: text.trim().to_string(),
+            why: self.why_illegal(rules, &written, &legal),
+            legal: if names.is_empty() { "none".to_string() } else { names.join(" ") },
+        })
     }
 
-    /// The player whose turn it is has lost (fewer than 3 stones, or no
-    /// legal move); `None` while the game goes on.
-    pub fn loser(&self, rules: &RuleSet) -> Option<Color> {
-        if self.us().count_ones() + (self.us_in_hand() as u32) < 3
-            || self.legal_moves(rules).is_empty()
-        {
-            Some(self.side_to_move)
-        } else {
-            None
+    /// Why a written move that matches no legal move is illegal.
+    fn why_illegal(&self, rules: &RuleSet, w: &WrittenMove, legal: &[Move]) -> String {
+        let board = rules.board();
+        let name = |p: Point| board.point_name(p);
+        let list = |set: Bitboard| {
+            let mut v: Vec<&str> = Points(set).map(name).collect();
+            v.sort_unstable();
+            v.join(", ")
+        };
+        let me = self.side_to_move;
+        if let Some(outcome) = self.outcome(rules) {
+            return format!("the game is over: {outcome}");
         }
+        let (us, them, hand) = (self.us(), self.them(), self.us_in_hand());
+        let occupied = us | them;
+        match w.from {
+            None => {
+                if hand == 0 {
+                    return format!("{me} has no stones in hand; move a stone with `from-to`");
+                }
+            }
+            Some(from) => {
+                if hand > 0 && !rules.lasker {
+                    return format!(
+                        "{me} still has {hand} stone{} in hand and must place (write the point only, e.g. `{}`)",
+                        if hand == 1 { "" } else { "s" },
+                        name(Points(board.all() & !occupied).next().unwrap_or(0))
+                    );
+                }
+                if us & (1 << from) == 0 {
+                    return format!("{me} has no stone on {}", name(from));
+                }
+            }
+        }
+        if occupied & (1 << w.to) != 0 {
+            return format!("{} is not empty", name(w.to));
+        }
+        if let Some(from) = w.from {
+            let total = us.count_ones() + hand as u32;
+            if !rules.flies(total) && board.adjacent(from) & (1 << w.to) == 0 {
+                let why = if rules.flying {
+                    format!("{me} has {total} stones and flies only with 3")
+                } else {
+                    format!("rule set `{}` has no flying", rules.name())
+                };
+                return format!("{} and {} are not adjacent ({why})", name(from), name(w.to));
+            }
+        }
+        // The points are right: the removals are wrong.
+        let base: Vec<&Move> = legal.iter().filter(|m| m.from == w.from && m.to == w.to).collect();
+        let Some(first) = base.first() else {
+            return "it is not among the legal moves".to_string();
+        };
+        let needed = first.removals().count_ones() as usize;
+        if rules.line_wins && !w.removals.is_empty() {
+            return format!("rule set `{}` removes no stones (a line wins)", rules.name());
+        }
+        if needed == 0 && !w.removals.is_empty() {
+            return "it closes no mill, so it removes nothing".to_string();
+        }
+        if needed > 0 && w.removals.is_empty() {
+            let example = first.notation(board);
+            return format!(
+                "it closes a mill: name the stone{} to remove with `x`, e.g. `{example}`",
+                if needed > 1 { "s" } else { "" }
+            );
+        }
+        if needed != w.removals.len() {
+            return format!("it removes {needed} stone{}, not {}", if needed > 1 { "s" } else { "" }, w.removals.len());
+        }
+        let mut seen: Bitboard = 0;
+        for &r in &w.removals {
+            if seen & (1 << r) != 0 {
+                return format!("{} is removed twice", name(r));
+            }
+            seen |= 1 << r;
+            if them & (1 << r) == 0 {
+                return format!("{} holds no {} stone", name(r), me.other());
+            }
+        }
+        if needed == 1 {
+            let allowed = removable(rules, them);
+            return format!(
+                "{} stands in a mill and {} has stones outside mills (removable: {})",
+                name(w.removals[0]),
+                me.other(),
+                list(allowed)
+            );
+        }
+        format!("no legal order removes {} (a stone in a mill goes only when all are)", list(seen))
+    }
+
+    /// The player who has lost ([`Position::outcome`]); `None` while the
+    /// game goes on and when it ended in a draw.
+    pub fn loser(&self, rules: &RuleSet) -> Option<Color> {
+        match self.outcome(rules) {
+            Some(Outcome::Loss(c)) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// The number of distinct move sequences of length `depth` from a position
+/// (a removal choice makes a distinct move; a finished game ends a
+/// sequence, so sequences that end early are not counted). Relative to the
+/// side to move: `us`, `them` on the board, `us_in_hand`, `them_in_hand`.
+pub fn perft(rules: &RuleSet, us: Bitboard, them: Bitboard, us_in_hand: u8, them_in_hand: u8, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if decided_before_moving(rules, us, them, us_in_hand, them_in_hand).is_some() {
+        return 0;
+    }
+    let mut n = 0u64;
+    if depth == 1 {
+        for_each_move(rules, us, them, us_in_hand, |_, _| n += 1);
+        return n;
+    }
+    for_each_move(rules, us, them, us_in_hand, |mv, after| {
+        let them_after = them & !mv.removals();
+        let hand_after = us_in_hand - u8::from(mv.from.is_none());
+        n += perft(rules, them_after, after, them_in_hand, hand_after, depth - 1);
+    });
+    n
+}
+
+impl Position {
+    /// [`perft`] from this position.
+    pub fn perft(&self, rules: &RuleSet, depth: u32) -> u64 {
+        perft(rules, self.us(), self.them(), self.us_in_hand(), self.them_in_hand(), depth)
     }
 }
 
@@ -250,11 +610,7 @@ mod tests {
     }
 
     fn notations(rules: &RuleSet, p: &Position) -> Vec<String> {
-        let mut v: Vec<String> = p
-            .legal_moves(rules)
-            .iter()
-            .map(|m| m.notation(rules.board()))
-            .collect();
+        let mut v: Vec<String> = p.legal_moves(rules).iter().map(|m| m.notation(rules.board())).collect();
         v.sort();
         v
     }
@@ -301,11 +657,7 @@ mod tests {
             let (us2, them2) = apply_move(p.us(), p.them(), *m);
             let mut preds = Vec::new();
             sliding_unmoves(&rules, them2, us2, &mut preds);
-            assert!(
-                preds.contains(&(p.us(), p.them())),
-                "{}",
-                m.notation(rules.board())
-            );
+            assert!(preds.contains(&(p.us(), p.them())), "{}", m.notation(rules.board()));
         }
     }
 }

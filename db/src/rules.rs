@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
-use crate::board::Board;
+use crate::board::{Bitboard, Board};
 use crate::index::Indexer;
+use crate::value::Value;
 
 /// What happens when the board is full at the end of placement (only
 /// possible with 12 stones on the 24-point board).
@@ -15,6 +16,26 @@ pub enum FullBoardOutcome {
     Draw,
     /// White, who placed first, loses (Sanmill's default for Twelve Men's Morris).
     WhiteLoses,
+}
+
+impl FullBoardOutcome {
+    /// The word used on the command line and in descriptions: `draw` or
+    /// `white-loses`.
+    pub fn word(self) -> &'static str {
+        match self {
+            FullBoardOutcome::Draw => "draw",
+            FullBoardOutcome::WhiteLoses => "white-loses",
+        }
+    }
+
+    /// Reads [`FullBoardOutcome::word`].
+    pub fn from_word(word: &str) -> Option<FullBoardOutcome> {
+        match word {
+            "draw" => Some(FullBoardOutcome::Draw),
+            "white-loses" => Some(FullBoardOutcome::WhiteLoses),
+            _ => None,
+        }
+    }
 }
 
 /// Which board a rule set is played on.
@@ -58,10 +79,30 @@ pub const PRESETS: [&str; 10] = [
     "three-nodiagonal",
 ];
 
+/// A short form of each preset's name, for the names of custom rule sets
+/// (`<short>-<8 hex digits>` must fit the 16 bytes a table header holds).
+fn short_name(preset: &str) -> &str {
+    match preset {
+        "nine-noflying" => "nine-nf",
+        "nine-diagonal" => "nine-dg",
+        "morabaraba" => "mora",
+        "six-flying" => "six-fl",
+        "three-nodiagonal" => "three-n",
+        other => other,
+    }
+}
+
 /// A rule set: a board and the parameters of play.
+///
+/// Make one with [`RuleSet::preset`] or [`RuleSet::custom`]; the parameter
+/// fields are public for reading. A rule set changed by hand after it was
+/// made keeps its name but not its fingerprint, so its tables are refused
+/// under the old name: change parameters through [`RuleSet::with_overrides`]
+/// instead, which names the result.
 #[derive(Debug, Clone)]
 pub struct RuleSet {
     name: String,
+    preset: &'static str,
     board_kind: BoardKind,
     board: Arc<Board>,
     indexer: Arc<Indexer>,
@@ -87,6 +128,60 @@ pub struct RuleSet {
 #[error("unknown rule set `{0}`; the presets are: {list}", list = PRESETS.join(", "))]
 pub struct UnknownPreset(pub String);
 
+/// Changes to a preset's parameters that make a custom rule set
+/// ([`RuleSet::custom`]); `None` keeps the preset's value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// Stones each player starts with.
+    pub stones: Option<u8>,
+    /// Flying with exactly 3 stones.
+    pub flying: Option<bool>,
+    /// A move closing several mills removes one stone per mill.
+    pub remove_per_mill: Option<bool>,
+    /// Stones in mills may always be removed.
+    pub remove_from_mills_always: Option<bool>,
+    /// Outcome of a full board.
+    pub full_board: Option<FullBoardOutcome>,
+    /// The Lasker rule (place or move while stones are in hand).
+    pub lasker: Option<bool>,
+}
+
+impl Overrides {
+    /// Whether no parameter is changed.
+    pub fn is_empty(&self) -> bool {
+        *self == Overrides::default()
+    }
+}
+
+/// A rule set that cannot be made.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RulesError {
+    /// The preset does not exist.
+    #[error(transparent)]
+    UnknownPreset(#[from] UnknownPreset),
+    /// The number of stones does not fit the board.
+    #[error("rule set `{preset}` with {stones} stones per player: {why}")]
+    Stones {
+        /// The preset the custom rule set starts from.
+        preset: String,
+        /// The stones asked for.
+        stones: u8,
+        /// Why they do not fit.
+        why: String,
+    },
+}
+
+/// What happens when the side to move has no legal move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoMoveOutcome {
+    /// The side to move has lost (blocked).
+    SideToMoveLoses,
+    /// The board is full and the rule set calls it a draw.
+    Draw,
+    /// The board is full and White, who placed first, has lost.
+    WhiteLoses,
+}
+
 impl RuleSet {
     /// The preset of this name (RULES.md, "Presets").
     ///
@@ -94,50 +189,26 @@ impl RuleSet {
     /// [`UnknownPreset`] when `name` is not in [`PRESETS`].
     pub fn preset(name: &str) -> Result<RuleSet, UnknownPreset> {
         use BoardKind::*;
-        let (kind, stones, flying, full_board, lasker, line_wins) = match name {
+        let Some(&preset) = PRESETS.iter().find(|&&p| p == name) else {
+            return Err(UnknownPreset(name.to_string()));
+        };
+        let (kind, stones, flying, full_board, lasker, line_wins) = match preset {
             "nine" => (TwentyFour, 9, true, FullBoardOutcome::Draw, false, false),
             "nine-noflying" => (TwentyFour, 9, false, FullBoardOutcome::Draw, false, false),
-            "nine-diagonal" => (
-                TwentyFourDiagonals,
-                9,
-                true,
-                FullBoardOutcome::Draw,
-                false,
-                false,
-            ),
-            "twelve" => (
-                TwentyFourDiagonals,
-                12,
-                true,
-                FullBoardOutcome::WhiteLoses,
-                false,
-                false,
-            ),
-            "morabaraba" => (
-                TwentyFourDiagonals,
-                12,
-                true,
-                FullBoardOutcome::Draw,
-                false,
-                false,
-            ),
+            "nine-diagonal" => (TwentyFourDiagonals, 9, true, FullBoardOutcome::Draw, false, false),
+            "twelve" => (TwentyFourDiagonals, 12, true, FullBoardOutcome::WhiteLoses, false, false),
+            "morabaraba" => (TwentyFourDiagonals, 12, true, FullBoardOutcome::Draw, false, false),
             "lasker" => (TwentyFour, 10, true, FullBoardOutcome::Draw, true, false),
             "six" => (Sixteen, 6, false, FullBoardOutcome::Draw, false, false),
             "six-flying" => (Sixteen, 6, true, FullBoardOutcome::Draw, false, false),
-            "three" => (
-                NinePointDiagonals,
-                3,
-                false,
-                FullBoardOutcome::Draw,
-                false,
-                true,
-            ),
+            "three" => (NinePointDiagonals, 3, false, FullBoardOutcome::Draw, false, true),
             "three-nodiagonal" => (NinePoint, 3, false, FullBoardOutcome::Draw, false, true),
             _ => return Err(UnknownPreset(name.to_string())),
         };
         let board = Arc::new(kind.build());
         Ok(RuleSet {
-            name: name.to_string(),
+            name: preset.to_string(),
+            preset,
             board_kind: kind,
             indexer: Arc::new(Indexer::new(board.clone())),
             board,
@@ -151,9 +222,91 @@ impl RuleSet {
         })
     }
 
-    /// The preset name this rule set was made from.
+    /// A custom rule set: the preset `preset` with `overrides` applied (see
+    /// [`RuleSet::with_overrides`] for its name).
+    ///
+    /// # Errors
+    /// [`RulesError::UnknownPreset`], or [`RulesError::Stones`] when the
+    /// stones do not fit the board.
+    pub fn custom(preset: &str, overrides: &Overrides) -> Result<RuleSet, RulesError> {
+        RuleSet::preset(preset)?.with_overrides(overrides)
+    }
+
+    /// This rule set with `overrides` applied, named after what it is: if
+    /// its parameters are those of a preset on the same board, that
+    /// preset's name (`nine` with `--stones 10 --lasker` is `lasker`);
+    /// otherwise `<preset>-<the first 8 hex digits of its fingerprint>`,
+    /// with a shortened preset name (`nine-nf`, `nine-dg`, `mora`, `six-fl`,
+    /// `three-n`), e.g. `nine-3fa2c91b`: at most 16 bytes, the name field
+    /// of a table header, and never the name of another rule set's tables.
+    ///
+    /// # Errors
+    /// [`RulesError::Stones`] when the stones are fewer than 3 or more than
+    /// half the board's points (a full board must hold every stone).
+    pub fn with_overrides(&self, overrides: &Overrides) -> Result<RuleSet, RulesError> {
+        let mut r = self.clone();
+        if let Some(n) = overrides.stones {
+            let max = r.board.len() / 2;
+            if n < 3 || n as usize > max {
+                return Err(RulesError::Stones {
+                    preset: self.name.clone(),
+                    stones: n,
+                    why: format!(
+                        "a player needs 3 to {max} stones on the {} ({} points)",
+                        r.board.name(),
+                        r.board.len()
+                    ),
+                });
+            }
+            r.stones = n;
+        }
+        if let Some(v) = overrides.flying {
+            r.flying = v;
+        }
+        if let Some(v) = overrides.remove_per_mill {
+            r.remove_per_mill = v;
+        }
+        if let Some(v) = overrides.remove_from_mills_always {
+            r.remove_from_mills_always = v;
+        }
+        if let Some(v) = overrides.full_board {
+            r.full_board = v;
+        }
+        if let Some(v) = overrides.lasker {
+            r.lasker = v;
+        }
+        let fingerprint = r.fingerprint();
+        let same = PRESETS
+            .iter()
+            .filter_map(|p| RuleSet::preset(p).ok())
+            .find(|p| p.board_kind == r.board_kind && p.fingerprint() == fingerprint);
+        match same {
+            Some(p) => {
+                r.name = p.name;
+                r.preset = p.preset;
+            }
+            None => {
+                r.name = format!("{}-{:08x}", short_name(self.preset), (fingerprint >> 32) as u32);
+            }
+        }
+        Ok(r)
+    }
+
+    /// The rule set's name: a preset's, or for a custom rule set
+    /// `<preset>-<8 hex digits>` ([`RuleSet::with_overrides`]). Table files
+    /// are named after it.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The preset this rule set was made from (or equals).
+    pub fn preset_name(&self) -> &'static str {
+        self.preset
+    }
+
+    /// Whether this rule set is a preset (not a custom rule set).
+    pub fn is_preset(&self) -> bool {
+        self.name == self.preset
     }
 
     /// The board.
@@ -184,10 +337,80 @@ impl RuleSet {
     }
 
     /// Whether the sliding phase (both hands empty) is solved by retrograde
-    /// analysis for this rule set. Three Men's Morris (a line wins at once)
-    /// and Lasker (which comes with its placement phase) are not yet.
+    /// analysis for this rule set. Not yet: Three Men's Morris (a line wins
+    /// at once), Lasker (which comes with its placement phase), and one
+    /// removal per mill (a double mill captures into a sector two stones
+    /// down, which the solver does not open).
     pub fn sliding_phase_supported(&self) -> bool {
-        !self.line_wins && !self.lasker && !self.remove_per_mill && !self.remove_from_mills_always
+        !self.line_wins && !self.lasker && !self.remove_per_mill
+    }
+
+    /// What it means that the side to move, with stones `us` against
+    /// `them`, has no legal move: a loss, unless the board is full, when the
+    /// rule set's [`FullBoardOutcome`] decides.
+    #[inline]
+    pub fn no_move_outcome(&self, us: Bitboard, them: Bitboard) -> NoMoveOutcome {
+        if us | them == self.board.all() {
+            match self.full_board {
+                FullBoardOutcome::Draw => NoMoveOutcome::Draw,
+                FullBoardOutcome::WhiteLoses => NoMoveOutcome::WhiteLoses,
+            }
+        } else {
+            NoMoveOutcome::SideToMoveLoses
+        }
+    }
+
+    /// The value for the side to move of a sliding-phase position without
+    /// a legal move, relative to the side to move as tables store it:
+    /// `Loss(0)`, or `Draw` on a full board under [`FullBoardOutcome::Draw`].
+    /// (A full board under [`FullBoardOutcome::WhiteLoses`] is `Loss(0)`:
+    /// without the Lasker rule the board fills on Black's last placement, so
+    /// White is to move.)
+    #[inline]
+    pub fn no_move_value(&self, us: Bitboard, them: Bitboard) -> Value {
+        match self.no_move_outcome(us, them) {
+            NoMoveOutcome::Draw => Value::Draw,
+            _ => Value::Loss(0),
+        }
+    }
+
+    /// Whether the stones `set` stand on a complete line (a mill); with
+    /// [`RuleSet::line_wins`], their owner has won.
+    #[inline]
+    pub fn has_line(&self, set: Bitboard) -> bool {
+        self.board.mills().iter().any(|&m| set & m == m)
+    }
+
+    /// The parameters in words, e.g. `24-point board, 9 stones, flying, a
+    /// double mill removes one stone, ...`.
+    pub fn summary(&self) -> String {
+        let mut parts = vec![
+            self.board.name().to_string(),
+            format!("{} stones", self.stones),
+            if self.flying { "flying with 3 stones" } else { "no flying" }.to_string(),
+        ];
+        if self.line_wins {
+            parts.push("a line of three wins".to_string());
+        } else {
+            parts.push(
+                if self.remove_per_mill { "one removal per mill closed" } else { "one removal per move" }.to_string(),
+            );
+            parts.push(
+                if self.remove_from_mills_always {
+                    "stones in mills may always be removed"
+                } else {
+                    "stones in mills only when all are"
+                }
+                .to_string(),
+            );
+        }
+        if 2 * self.stones as usize >= self.board.len() {
+            parts.push(format!("full board: {}", self.full_board.word()));
+        }
+        if self.lasker {
+            parts.push("Lasker: place or move while stones in hand".to_string());
+        }
+        parts.join(", ")
     }
 
     /// A canonical text that describes everything that affects a value: the
@@ -230,10 +453,8 @@ mod tests {
 
     #[test]
     fn presets_have_distinct_fingerprints() {
-        let prints: std::collections::HashSet<u64> = PRESETS
-            .iter()
-            .map(|p| RuleSet::preset(p).unwrap().fingerprint())
-            .collect();
+        let prints: std::collections::HashSet<u64> =
+            PRESETS.iter().map(|p| RuleSet::preset(p).unwrap().fingerprint()).collect();
         assert_eq!(prints.len(), PRESETS.len());
     }
 
@@ -241,5 +462,47 @@ mod tests {
     fn unknown_preset_names_the_list() {
         let e = RuleSet::preset("ten").unwrap_err().to_string();
         assert!(e.contains("ten") && e.contains("nine"));
+    }
+
+    #[test]
+    fn custom_names_fit_a_table_header_and_differ_from_presets() {
+        let all = Overrides {
+            stones: Some(4),
+            flying: Some(true),
+            remove_per_mill: Some(true),
+            remove_from_mills_always: Some(true),
+            full_board: Some(FullBoardOutcome::WhiteLoses),
+            lasker: Some(true),
+        };
+        for p in PRESETS {
+            let r = RuleSet::custom(p, &all).unwrap();
+            assert!(r.name().len() <= 16, "{}", r.name());
+            assert!(!PRESETS.contains(&r.name()), "{}", r.name());
+            assert!(!r.is_preset());
+            assert_eq!(r.preset_name(), p);
+            assert_ne!(r.fingerprint(), RuleSet::preset(p).unwrap().fingerprint());
+        }
+    }
+
+    #[test]
+    fn overrides_that_change_nothing_keep_the_preset() {
+        let r = RuleSet::custom("nine", &Overrides { flying: Some(true), stones: Some(9), ..Overrides::default() })
+            .unwrap();
+        assert_eq!(r.name(), "nine");
+        assert!(r.is_preset());
+        let l = RuleSet::custom("nine", &Overrides { stones: Some(10), lasker: Some(true), ..Overrides::default() })
+            .unwrap();
+        assert_eq!(l.name(), "lasker");
+        assert_eq!(l.preset_name(), "lasker");
+        let nf = RuleSet::custom("nine", &Overrides { flying: Some(false), ..Overrides::default() }).unwrap();
+        assert_eq!(nf.name(), "nine-noflying");
+    }
+
+    #[test]
+    fn stones_must_fit_the_board() {
+        for (p, bad) in [("nine", 13), ("six", 9), ("three", 5), ("nine", 2)] {
+            let e = RuleSet::custom(p, &Overrides { stones: Some(bad), ..Overrides::default() }).unwrap_err();
+            assert!(matches!(e, RulesError::Stones { .. }), "{p} {bad}: {e}");
+        }
     }
 }

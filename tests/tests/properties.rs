@@ -102,6 +102,7 @@ fn check_symmetry_maps_moves(
                 from: m.from.map(|p| s.point(p)),
                 to: s.point(m.to),
                 removal: m.removal.map(|p| s.point(p)),
+                extra_removals: s.apply(m.extra_removals),
             })
             .collect();
         let of_image: HashSet<Move> = moves_of(rules, su, st).into_iter().collect();

@@ -4,15 +4,23 @@
 //! subcommand lives in its own module.
 
 mod bench;
+mod bench_probe;
 mod compare;
+mod export;
+mod line;
+mod perft;
+mod play;
 mod query;
+mod replay;
 mod solve;
 mod stats;
+mod verify;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use morris_db::rules::{FullBoardOutcome, Overrides};
 use morris_db::{Position, RuleSet};
 
 /// Perfect play for Nine Men's Morris and its relatives, from databases
@@ -56,21 +64,96 @@ enum Command {
     /// Compare our tables with Malom's database, position by position: WDL,
     /// and DTM of wins and losses. Exits non-zero on any mismatch.
     Compare(compare::CompareArgs),
+    /// Count the distinct move sequences of a given length from a position
+    /// (default: the start), optionally per first move.
+    Perft(perft::PerftArgs),
+    /// Replay a game record from the start: the position after each move,
+    /// or the first illegal move, its number and why.
+    Replay(replay::ReplayArgs),
+    /// Check every table of a database: header, size, checksums, and every
+    /// stored value re-derived from its successors' stored values. Exits
+    /// non-zero on any fault.
+    Verify(verify::VerifyArgs),
+    /// The principal line: best moves for both sides to the end of a won
+    /// or lost game (a few plies of a draw).
+    Line(line::LineArgs),
+    /// Write compact WDL files (2 bits per position, no distance to mate)
+    /// of a database's tables.
+    ExportWdl(export::ExportWdlArgs),
+    /// Time the probe: opening a database and answering a first query, and
+    /// warm probes per second per thread.
+    BenchProbe(bench_probe::BenchProbeArgs),
+    /// Play a game in the terminal against perfect play.
+    Play(play::PlayArgs),
 }
 
-/// The rule set option shared by every subcommand.
+/// The rule set option shared by every subcommand: a preset, optionally
+/// changed by overrides into a custom rule set (named `<preset>-<8 hex
+/// digits of its fingerprint>`, so that its tables never mix with the
+/// preset's).
 #[derive(Args, Clone)]
 pub struct RulesArg {
     /// Rule set: nine, nine-noflying, nine-diagonal, twelve, morabaraba,
     /// lasker, six, six-flying, three, three-nodiagonal.
     #[arg(long, default_value = "nine", value_name = "PRESET")]
     pub rules: String,
+    /// Custom rule set: stones per player.
+    #[arg(long, value_name = "N")]
+    pub stones: Option<u8>,
+    /// Custom rule set: a player with 3 stones flies.
+    #[arg(long, conflicts_with = "no_flying")]
+    pub flying: bool,
+    /// Custom rule set: no flying.
+    #[arg(long)]
+    pub no_flying: bool,
+    /// Custom rule set: a move closing several mills at once removes one
+    /// stone per mill.
+    #[arg(long)]
+    pub remove_per_mill: bool,
+    /// Custom rule set: stones in mills may always be removed.
+    #[arg(long)]
+    pub remove_from_mills: bool,
+    /// Custom rule set: a full board at the end of placement is a draw or a
+    /// loss for White.
+    #[arg(long, value_name = "OUTCOME", value_parser = ["draw", "white-loses"])]
+    pub full_board: Option<String>,
+    /// Custom rule set: the Lasker rule (place or move while stones in hand).
+    #[arg(long, conflicts_with = "no_lasker")]
+    pub lasker: bool,
+    /// Custom rule set: no Lasker rule.
+    #[arg(long)]
+    pub no_lasker: bool,
 }
 
 impl RulesArg {
-    /// The rule set named by `--rules`.
+    /// The overrides given on the command line.
+    pub fn overrides(&self) -> Overrides {
+        let flag = |on: bool, off: bool| match (on, off) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        };
+        Overrides {
+            stones: self.stones,
+            flying: flag(self.flying, self.no_flying),
+            remove_per_mill: self.remove_per_mill.then_some(true),
+            remove_from_mills_always: self.remove_from_mills.then_some(true),
+            full_board: self
+                .full_board
+                .as_deref()
+                .and_then(FullBoardOutcome::from_word),
+            lasker: flag(self.lasker, self.no_lasker),
+        }
+    }
+
+    /// The rule set named by `--rules`, with the overrides applied.
     pub fn rule_set(&self) -> anyhow::Result<RuleSet> {
-        Ok(RuleSet::preset(&self.rules)?)
+        let preset = RuleSet::preset(&self.rules)?;
+        let overrides = self.overrides();
+        if overrides.is_empty() {
+            return Ok(preset);
+        }
+        Ok(preset.with_overrides(&overrides)?)
     }
 }
 
@@ -85,7 +168,8 @@ pub struct DbArg {
 /// A position given as one or several command-line words.
 #[derive(Args, Clone)]
 pub struct PositionArg {
-    /// The position, e.g. `W:a4,a1,d3 B:a7,d1,c4 w` (stones in hand optional: `... w 5 6`).
+    /// The position, e.g. `W:a4,a1,d3 B:a7,d1,c4 w` (stones in hand optional: `... w 5 6`),
+    /// or a Sanmill FEN (recognised by its `/`).
     #[arg(value_name = "POSITION", required = true, num_args = 1.., allow_hyphen_values = true)]
     pub position: Vec<String>,
 }
@@ -93,7 +177,7 @@ pub struct PositionArg {
 impl PositionArg {
     /// Parses and validates the position under `rules`.
     pub fn parse(&self, rules: &RuleSet) -> anyhow::Result<Position> {
-        let pos = Position::parse(&self.position.join(" "), rules.board())?;
+        let pos = Position::read(&self.position.join(" "), rules.board())?;
         pos.validate(rules)?;
         Ok(pos)
     }
@@ -110,6 +194,13 @@ fn main() -> ExitCode {
         Command::Show(a) => query::show(a),
         Command::Bench(a) => bench::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Perft(a) => perft::run(a),
+        Command::Replay(a) => replay::run(a),
+        Command::Verify(a) => verify::run(a),
+        Command::Line(a) => line::run(a),
+        Command::ExportWdl(a) => export::run(a),
+        Command::BenchProbe(a) => bench_probe::run(a),
+        Command::Play(a) => play::run(a),
     };
     match result {
         Ok(code) => code,

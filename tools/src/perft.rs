@@ -1,0 +1,65 @@
+//! `morris perft`: the number of distinct move sequences of a given length
+//! from a position, a check of the move generator against independent
+//! counts.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use morris_db::Position;
+use rayon::prelude::*;
+
+use crate::RulesArg;
+
+/// Arguments of `morris perft`.
+#[derive(Args)]
+pub struct PerftArgs {
+    #[command(flatten)]
+    rules: RulesArg,
+    /// Length of the move sequences, in plies (a move with its removals is
+    /// one ply).
+    #[arg(long, short, value_name = "D")]
+    depth: u32,
+    /// One line per legal first move with the count below it.
+    #[arg(long)]
+    divide: bool,
+    /// The position (default: the start, each side with the rule set's
+    /// stones in hand), as `W:... B:... w [5 6]` or a Sanmill FEN.
+    #[arg(value_name = "POSITION", num_args = 0.., allow_hyphen_values = true)]
+    position: Vec<String>,
+}
+
+/// Runs `morris perft`: prints the count (with `--divide`, `<move> <count>`
+/// per first move, then `total <count>`).
+pub fn run(args: PerftArgs) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    let rules = args.rules.rule_set()?;
+    let pos = if args.position.is_empty() {
+        Position::start(&rules)
+    } else {
+        let text = args.position.join(" ");
+        let pos = Position::read(&text, rules.board()).with_context(|| format!("cannot read position `{text}`"))?;
+        pos.validate(&rules)?;
+        pos
+    };
+    if args.depth == 0 {
+        writeln!(out, "{}", if args.divide { "total 1" } else { "1" })?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let moves = pos.legal_moves(&rules);
+    let counts: Vec<u64> = moves.par_iter().map(|&mv| pos.play_unchecked(mv).perft(&rules, args.depth - 1)).collect();
+    let total: u64 = counts.iter().sum();
+    if args.divide {
+        let board = rules.board();
+        let mut rows: Vec<(String, u64)> = moves.iter().zip(&counts).map(|(m, &n)| (m.notation(board), n)).collect();
+        rows.sort();
+        for (m, n) in rows {
+            writeln!(out, "{m} {n}")?;
+        }
+        writeln!(out, "total {total}")?;
+    } else {
+        writeln!(out, "{total}")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,83 @@
+//! `morris replay`: plays a game record from the start and prints the
+//! position after each move, or stops at the first illegal move.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use clap::Args;
+use morris_db::record::replay;
+use morris_db::Position;
+
+use crate::RulesArg;
+
+/// Arguments of `morris replay`.
+#[derive(Args)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    rules: RulesArg,
+    /// The game record (`-` for standard input): moves in RULES.md notation
+    /// (`d6`, `d6-d5`, `a1xd7`), with or without move numbers (`1. d6 d2
+    /// 2. f4 b4 ...`), one move or several a line; `{...}` comments and the
+    /// rest of a line after `;` or `#` are skipped; a result (`1-0`, `0-1`,
+    /// `1/2-1/2`, `*`) ends it.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Start from this position instead of the start (`W:... B:... w 5 6`
+    /// or a Sanmill FEN, quoted).
+    #[arg(long, value_name = "POSITION", allow_hyphen_values = true)]
+    from: Option<String>,
+    /// Print each position as a Sanmill FEN (24-point boards only).
+    #[arg(long)]
+    fen: bool,
+    /// Draw the board after each move.
+    #[arg(long)]
+    diagram: bool,
+}
+
+/// Runs `morris replay`.
+pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    let rules = args.rules.rule_set()?;
+    let board = rules.board();
+    let text = if args.file.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).context("cannot read the record from standard input")?;
+        s
+    } else {
+        std::fs::read_to_string(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?
+    };
+    let start = match &args.from {
+        None => Position::start(&rules),
+        Some(text) => {
+            let pos = Position::read(text, board).with_context(|| format!("cannot read position `{text}`"))?;
+            pos.validate(&rules)?;
+            pos
+        }
+    };
+    let show = |pos: &Position| -> anyhow::Result<String> {
+        Ok(if args.fen { pos.to_fen(&rules)? } else { pos.to_text(board) })
+    };
+    writeln!(out, "start {}", show(&start)?)?;
+    if args.diagram {
+        write!(out, "{}", start.diagram(board))?;
+    }
+    let result = replay(&rules, start, &text);
+    for p in &result.played {
+        let number = p.number.to_string();
+        writeln!(out, "{number:<6} {:<12} {}", p.mv.notation(board), show(&p.after)?)?;
+        if args.diagram {
+            write!(out, "{}", p.after.diagram(board))?;
+        }
+    }
+    if let Some(e) = result.error {
+        out.flush()?;
+        bail!(e);
+    }
+    let last = result.played.last().map_or(start, |p| p.after);
+    if let Some(outcome) = last.outcome(&rules) {
+        writeln!(out, "game over: {outcome}")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
