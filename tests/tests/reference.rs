@@ -1,0 +1,299 @@
+//! The reference solver (`morris_tests::solve_nine_small`) against the
+//! published figures of /work/shared/oracle/README.md, and against its own
+//! Bellman equations.
+//!
+//! The published counts are of canonical positions under the 16 symmetries
+//! of the board; the symmetries are built here from the point names alone
+//! (the 8 symmetries of the square times the exchange of the inner and outer
+//! rings), independently of `morris-db`.
+//!
+//! The real solver (`morris-solver`, probed through `morris-probe`) agrees
+//! with the independent reference solver (`morris_tests::solve_nine_small`)
+//! on every position of the sliding sectors 3-3, 3-4 and 4-3 of rule set
+//! `nine`: win, loss or draw, and the DTM of every win and loss.
+//!
+//! Positions are carried from the reference's bit order to the database's
+//! by point names. The side to move is White or Black, alternating
+//! pseudo-randomly, so both colours are probed.
+
+use std::time::Instant;
+
+use std::sync::OnceLock;
+
+use morris_db::{Color, Position, RuleSet, Value};
+use morris_probe::Database;
+use morris_solver::{solve_sliding, SolveOptions};
+use morris_tests::{ref_children, solve_nine_small, RefValue, REF_POINTS};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+/// The reference solution, computed once for both tests of this file.
+fn reference() -> &'static FxHashMap<(u32, u32), RefValue> {
+    static MAP: OnceLock<FxHashMap<(u32, u32), RefValue>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        let start = Instant::now();
+        let map = solve_nine_small();
+        eprintln!("solve_nine_small: {:.1} s", start.elapsed().as_secs_f64());
+        map
+    })
+}
+
+fn set(names: &str) -> u32 {
+    names
+        .split_whitespace()
+        .map(|n| 1u32 << REF_POINTS.iter().position(|&p| p == n).expect("point"))
+        .fold(0, |a, b| a | b)
+}
+
+/// The 16 symmetries as permutations of REF_POINTS indices.
+fn symmetries() -> Vec<[usize; 24]> {
+    let coord = |name: &str| {
+        let b = name.as_bytes();
+        (b[0] as i32 - b'a' as i32 - 3, b[1] as i32 - b'1' as i32 - 3)
+    };
+    let index = |x: i32, y: i32| REF_POINTS.iter().position(|&n| coord(n) == (x, y)).expect("image is a point");
+    let mut out = Vec::new();
+    for swap in [false, true] {
+        for t in 0..8 {
+            let mut perm = [0; 24];
+            for (i, name) in REF_POINTS.iter().enumerate() {
+                let (mut x, mut y) = coord(name);
+                if swap {
+                    // Ring 3 (outer) <-> ring 1 (inner); ring 2 stays.
+                    match x.abs().max(y.abs()) {
+                        3 => (x, y) = (x / 3, y / 3),
+                        1 => (x, y) = (x * 3, y * 3),
+                        _ => {}
+                    }
+                }
+                if t & 1 != 0 {
+                    x = -x;
+                }
+                if t & 2 != 0 {
+                    y = -y;
+                }
+                if t & 4 != 0 {
+                    (x, y) = (y, x);
+                }
+                perm[i] = index(x, y);
+            }
+            out.push(perm);
+        }
+    }
+    out
+}
+
+fn apply(perm: &[usize; 24], s: u32) -> u32 {
+    (0..24).filter(|&i| s & (1 << i) != 0).fold(0, |a, i| a | (1 << perm[i]))
+}
+
+#[derive(Default, Debug, Clone, Copy, PartialEq)]
+struct Counts {
+    wins: u64,
+    losses: u64,
+    draws: u64,
+    longest_win: u16,
+    longest_loss: u16,
+}
+
+impl Counts {
+    fn add(&mut self, v: RefValue) {
+        match v {
+            RefValue::Win(n) => {
+                self.wins += 1;
+                self.longest_win = self.longest_win.max(n);
+            }
+            RefValue::Loss(n) => {
+                self.losses += 1;
+                self.longest_loss = self.longest_loss.max(n);
+            }
+            RefValue::Draw => self.draws += 1,
+        }
+    }
+}
+
+/// A pseudo-random number in 0..64 for sampling positions.
+fn sample(key: (u32, u32)) -> u64 {
+    ((key.0 as u64) << 32 | key.1 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58
+}
+
+fn sector(key: (u32, u32)) -> (u32, u32) {
+    (key.0.count_ones(), key.1.count_ones())
+}
+
+/// Checks the Bellman equations at one position; `None` if they hold.
+fn bellman_error(map: &FxHashMap<(u32, u32), RefValue>, key: (u32, u32)) -> Option<String> {
+    let v = map[&key];
+    let children: Vec<RefValue> =
+        ref_children(key.0, key.1).into_iter().map(|c| c.map_or(RefValue::Loss(0), |k| map[&k])).collect();
+    let min_loss = children
+        .iter()
+        .filter_map(|c| match c {
+            RefValue::Loss(n) => Some(*n),
+            _ => None,
+        })
+        .min();
+    let all_wins = children.iter().all(|c| matches!(c, RefValue::Win(_)));
+    let max_win = children
+        .iter()
+        .filter_map(|c| match c {
+            RefValue::Win(n) => Some(*n),
+            _ => None,
+        })
+        .max();
+    let expected = if let Some(m) = min_loss {
+        RefValue::Win(m + 1)
+    } else if children.is_empty() {
+        RefValue::Loss(0)
+    } else if all_wins {
+        RefValue::Loss(max_win.unwrap() + 1)
+    } else {
+        RefValue::Draw
+    };
+    (v != expected).then(|| format!("{key:?}: {v:?}, children say {expected:?}"))
+}
+
+#[test]
+fn reference_matches_published_figures() {
+    let map = reference();
+
+    // Every position of the three sectors, and nothing else.
+    let c = |n: u64, k: u64| (0..k).fold(1u64, |a, i| a * (n - i) / (i + 1));
+    let total = c(24, 3) * c(21, 3) + 2 * c(24, 3) * c(21, 4);
+    assert_eq!(map.len() as u64, total);
+
+    // Counts over all positions, and over canonical ones.
+    let syms = symmetries();
+    assert_eq!(syms[0], std::array::from_fn(|i| i), "first symmetry is the identity");
+    let t = Instant::now();
+    let sectors = [(3, 3), (3, 4), (4, 3)];
+    let (all, canonical) = map
+        .par_iter()
+        .fold(
+            || ([Counts::default(); 3], [Counts::default(); 3]),
+            |(mut all, mut canon), (&key, &v)| {
+                let s = sectors.iter().position(|&s| s == sector(key)).expect("sector");
+                all[s].add(v);
+                let is_canonical = syms[1..].iter().all(|p| key <= (apply(p, key.0), apply(p, key.1)));
+                if is_canonical {
+                    canon[s].add(v);
+                }
+                (all, canon)
+            },
+        )
+        .reduce(
+            || ([Counts::default(); 3], [Counts::default(); 3]),
+            |(mut a1, mut c1), (a2, c2)| {
+                for s in 0..3 {
+                    for (x, y) in [(&mut a1[s], a2[s]), (&mut c1[s], c2[s])] {
+                        x.wins += y.wins;
+                        x.losses += y.losses;
+                        x.draws += y.draws;
+                        x.longest_win = x.longest_win.max(y.longest_win);
+                        x.longest_loss = x.longest_loss.max(y.longest_loss);
+                    }
+                }
+                (a1, c1)
+            },
+        );
+    eprintln!("counting: {:.1} s", t.elapsed().as_secs_f64());
+    for s in 0..3 {
+        eprintln!("{:?} all:       {:?}", sectors[s], all[s]);
+        eprintln!("{:?} canonical: {:?}", sectors[s], canonical[s]);
+    }
+    let published =
+        |wins, losses, draws, longest_win, longest_loss| Counts { wins, losses, draws, longest_win, longest_loss };
+    assert_eq!(canonical[0], published(140_621, 28_736, 269, 25, 26), "3-3");
+    assert_eq!(canonical[1], published(102_281, 0, 658_117, 33, 0), "3-4");
+    assert_eq!(canonical[2], published(75_397, 3_095, 681_906, 1, 32), "4-3");
+
+    // Values are invariant under the symmetries (checked on the generators,
+    // at one position in 8).
+    let t = Instant::now();
+    let gens = [&syms[1], &syms[4], &syms[8]];
+    let asymmetric = map
+        .par_iter()
+        .filter(|&(&key, _)| sample(key) < 8)
+        .filter(|&(&key, &v)| gens.iter().any(|p| map[&(apply(p, key.0), apply(p, key.1))] != v))
+        .count();
+    assert_eq!(asymmetric, 0, "positions whose value differs from a symmetric one");
+    eprintln!("symmetry check: {:.1} s", t.elapsed().as_secs_f64());
+
+    // The drawn 3-3 positions published by Malom's authors (White to move).
+    for (white, black) in [("a4 a1 d3", "a7 d1 c4"), ("a1 d3 c3", "d1 c4 e3"), ("a4 a1 b2", "a7 d1 b4")] {
+        assert_eq!(map[&(set(white), set(black))], RefValue::Draw, "W:{white} B:{black}");
+    }
+
+    // The Bellman equations hold: at every 3-3 position; in 3-4 and 4-3 at
+    // one decided position in 4 and one drawn position in 64.
+    let t = Instant::now();
+    let errors: Vec<String> = map
+        .par_iter()
+        .filter(|&(&key, &v)| match (sector(key), v) {
+            ((3, 3), _) => true,
+            (_, RefValue::Draw) => sample(key) == 0,
+            _ => sample(key) < 16,
+        })
+        .filter_map(|(&key, _)| bellman_error(&map, key))
+        .collect();
+    assert!(errors.is_empty(), "{} errors, e.g. {:?}", errors.len(), &errors[..errors.len().min(5)]);
+    eprintln!("Bellman check: {:.1} s", t.elapsed().as_secs_f64());
+}
+
+fn names(set: u32) -> String {
+    (0..24).filter(|&i| set & (1 << i) != 0).map(|i| REF_POINTS[i]).collect::<Vec<_>>().join(",")
+}
+
+#[test]
+fn real_solver_agrees_with_reference() {
+    let rules = RuleSet::preset("nine").expect("preset nine");
+    let dir = tempfile::tempdir().expect("temp dir");
+
+    let start = Instant::now();
+    #[allow(clippy::needless_update)]
+    let options = SolveOptions { max_stones: 7, progress: false, ..Default::default() };
+    solve_sliding(&rules, dir.path(), &options).expect("real solver");
+    eprintln!("real solver: {:.1} s", start.elapsed().as_secs_f64());
+
+    let reference = reference();
+
+    // Reference bit i is the database point named REF_POINTS[i].
+    let to_db: Vec<u32> = REF_POINTS
+        .iter()
+        .map(|&name| 1u32 << rules.board().point(name).unwrap_or_else(|| panic!("point {name}")))
+        .collect();
+    let convert = |set: u32| (0..24).filter(|&i| set & (1 << i) != 0).fold(0, |a, i| a | to_db[i]);
+
+    let db = Database::open(dir.path(), rules.clone()).expect("open database");
+    let start = Instant::now();
+    let mut mismatches: Vec<String> = reference
+        .par_iter()
+        .filter_map(|(&(us, them), &expected)| {
+            let (us_db, them_db) = (convert(us), convert(them));
+            let black = ((us as u64) << 32 | them as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 63 == 1;
+            let (side, (white, black_set)) =
+                if black { (Color::Black, (them_db, us_db)) } else { (Color::White, (us_db, them_db)) };
+            let pos = Position { white, black: black_set, side_to_move: side, white_in_hand: 0, black_in_hand: 0 };
+            let got = db.value(&pos);
+            let agrees = matches!(
+                (expected, &got),
+                (RefValue::Win(a), Ok(Value::Win(b))) | (RefValue::Loss(a), Ok(Value::Loss(b))) if a == *b
+            ) || matches!((expected, &got), (RefValue::Draw, Ok(Value::Draw)));
+            (!agrees).then(|| {
+                let (w, b) = if black { (them, us) } else { (us, them) };
+                let side = if black { 'b' } else { 'w' };
+                format!("W:{} B:{} {side}: reference {expected:?}, solver {got:?}", names(w), names(b))
+            })
+        })
+        .collect();
+    eprintln!("compared {} positions in {:.1} s", reference.len(), start.elapsed().as_secs_f64());
+    mismatches.sort();
+    assert!(
+        mismatches.is_empty(),
+        "{} of {} positions disagree, e.g.:\n{}",
+        mismatches.len(),
+        reference.len(),
+        mismatches[..mismatches.len().min(10)].join("\n")
+    );
+    assert_eq!(reference.len(), 26_919_200);
+}
