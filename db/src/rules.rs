@@ -337,12 +337,12 @@ impl RuleSet {
     }
 
     /// Whether the sliding phase (both hands empty) is solved by retrograde
-    /// analysis for this rule set. Not yet: Three Men's Morris (a line wins
-    /// at once), Lasker (which comes with its placement phase), and one
-    /// removal per mill (a double mill captures into a sector two stones
-    /// down, which the solver does not open).
+    /// analysis for this rule set. Not yet: Lasker (which comes with its
+    /// placement phase), and one removal per mill (a flight closing two
+    /// mills captures into a sector two stones down, which the solver does
+    /// not open).
     pub fn sliding_phase_supported(&self) -> bool {
-        !self.line_wins && !self.lasker && !self.remove_per_mill
+        !self.lasker && !self.remove_per_mill
     }
 
     /// What it means that the side to move, with stones `us` against

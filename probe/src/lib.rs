@@ -228,6 +228,18 @@ impl Database {
         if us < 3 {
             return Ok(Value::Loss(0));
         }
+        if self.rules.line_wins {
+            // Three Men's Morris: the opponent's line ended the game.
+            if self.rules.has_line(pos.them()) {
+                return Ok(Value::Loss(0));
+            }
+            if self.rules.has_line(pos.us()) {
+                return Err(ProbeError::Unreachable(format!(
+                    "{} has a line, so the game ended before {} was to move",
+                    pos.side_to_move, pos.side_to_move
+                )));
+            }
+        }
         let sector = pos.sector();
         let table = self.table(sector)?;
         let slot = self

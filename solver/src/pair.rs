@@ -137,12 +137,38 @@ impl Pair<'_> {
         for slot in base..base + me.index.opponent_sets() {
             me.values[slot as usize].store(PADDING_ENTRY, Relaxed);
         }
+        let rules = self.rules;
         me.index.for_each_in_orbit(orbit, |slot, us, them| {
-            let mut wins = false;
-            if me.sector.b == 3 {
-                for_each_move(self.rules, us, them, 0, |mv, _| wins |= mv.removal.is_some());
-            }
-            let entry = if wins { Value::Win(1).to_entry() } else { 0 };
+            let entry = if rules.line_wins {
+                // Three Men's Morris: a line decides the game. A position
+                // where the side to move already has one is not a position
+                // of a game (padding); where the opponent has one, the side
+                // to move has lost (its predecessors all win at once, so it
+                // needs no propagation).
+                if rules.has_line(us) {
+                    PADDING_ENTRY
+                } else if rules.has_line(them) {
+                    Value::Loss(0).to_entry()
+                } else {
+                    let mut wins = false;
+                    for_each_move(rules, us, them, 0, |_, after| wins |= rules.has_line(after));
+                    if wins {
+                        Value::Win(1).to_entry()
+                    } else {
+                        0
+                    }
+                }
+            } else {
+                let mut wins = false;
+                if me.sector.b == 3 {
+                    for_each_move(rules, us, them, 0, |mv, _| wins |= mv.removal.is_some());
+                }
+                if wins {
+                    Value::Win(1).to_entry()
+                } else {
+                    0
+                }
+            };
             me.values[slot as usize].store(entry, Relaxed);
         });
     }
@@ -168,7 +194,7 @@ impl Pair<'_> {
         let dedupe = !other.index.orbit_table().stabiliser(orbit).is_empty();
         // Children already marked `Win(1)` in phase 1a are left out of the
         // counter; they only raise the loss floor to 2.
-        let threats = if other.sector.b == 3 { mill_targets(self.rules, them) } else { 0 };
+        let threats = if other.sector.b == 3 || self.rules.line_wins { mill_targets(self.rules, them) } else { 0 };
         let all = self.rules.board().all();
         s.slots.clear();
         let mut quiet = 0usize;
@@ -197,7 +223,10 @@ impl Pair<'_> {
             }
         });
         if !any {
-            s.claims.push(0, Self::item(side, slot));
+            // Blocked: lost, unless a full board is a draw under the rule set.
+            if self.rules.no_move_value(us, them) == Value::Loss(0) {
+                s.claims.push(0, Self::item(side, slot));
+            }
             return;
         }
         let mut counter = if dedupe {

@@ -14,6 +14,7 @@ mod query;
 mod replay;
 mod solve;
 mod stats;
+mod value;
 mod verify;
 
 use std::path::PathBuf;
@@ -58,6 +59,13 @@ enum Command {
     Bestmove(query::QueryArgs),
     /// Draw a position as an ASCII board.
     Show(query::ShowArgs),
+    /// The value of the start position and of every first move, solving the
+    /// whole game (sliding and placement sectors) first where tables are
+    /// missing.
+    ///
+    /// Before solving it prints the estimated time, memory and disk, and
+    /// refuses when they do not fit this machine.
+    Value(value::ValueArgs),
     /// Time a fixed solving suite (median of several runs, with a
     /// one-thread baseline measured in the same run).
     Bench(bench::BenchArgs),
@@ -192,6 +200,7 @@ fn main() -> ExitCode {
         Command::Analyze(a) => query::analyze(a),
         Command::Bestmove(a) => query::bestmove(a),
         Command::Show(a) => query::show(a),
+        Command::Value(a) => value::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Perft(a) => perft::run(a),

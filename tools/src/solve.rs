@@ -6,9 +6,18 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use morris_solver::{solve_sliding, SolveOptions};
+use morris_solver::{solve_all, solve_sliding, SolveOptions};
 
 use crate::{DbArg, RulesArg};
+
+/// The phases `morris solve` can solve.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Phase {
+    /// The sliding phase: both hands empty.
+    Sliding,
+    /// The whole game: sliding sectors first, then placement sectors.
+    All,
+}
 
 /// Arguments of `morris solve`.
 #[derive(Args)]
@@ -27,6 +36,10 @@ pub struct SolveArgs {
     /// No progress bars.
     #[arg(long, short)]
     quiet: bool,
+    /// Which phase: `sliding` (both hands empty) or `all` (the sliding
+    /// sectors, then every placement sector down to the start position).
+    #[arg(long, value_enum, default_value = "sliding")]
+    phase: Phase,
     /// Also print, per solved pair, the time of each phase and the plies.
     #[arg(long, short)]
     verbose: bool,
@@ -41,7 +54,15 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     }
     let options = SolveOptions { max_stones: args.max_stones.unwrap_or(u32::MAX), progress: !args.quiet };
     let start = Instant::now();
-    let report = solve_sliding(&rules, &args.db.db, &options)?;
+    let report = match args.phase {
+        Phase::Sliding => solve_sliding(&rules, &args.db.db, &options)?,
+        Phase::All => {
+            if args.max_stones.is_some() {
+                anyhow::bail!("--max-stones limits the sliding phase only; drop it with --phase all");
+            }
+            solve_all(&rules, &args.db.db, !args.quiet)?
+        }
+    };
     let seconds = start.elapsed().as_secs_f64();
     writeln!(out,
         "rule set {}: solved {} tables ({} canonical positions), kept {} already on disk, in {:.2} s ({:.2} M positions/s, {} threads, peak memory {})",
