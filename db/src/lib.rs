@@ -19,7 +19,6 @@ pub mod sector;
 pub mod symmetry;
 pub mod table;
 pub mod value;
-pub mod wdl;
 
 pub use board::{Bitboard, Board, Point, Points};
 pub use index::{Indexer, SectorIndex};
