@@ -98,7 +98,12 @@ fn tables_of_one_rule_set_refuse_to_serve_another() {
 fn sliding_phase_solves_where_it_is_defined() {
     let supported: Vec<&str> =
         PRESETS.iter().copied().filter(|p| RuleSet::preset(p).unwrap().sliding_phase_supported()).collect();
-    assert_eq!(supported, ["nine", "nine-noflying", "nine-diagonal", "twelve", "morabaraba", "six", "six-flying"]);
+    for p in ["nine", "nine-noflying", "nine-diagonal", "twelve", "morabaraba", "six", "six-flying"] {
+        assert!(supported.contains(&p), "{p}: {supported:?}");
+    }
+    assert!(!supported.contains(&"lasker"));
+    // Three Men's Morris (a line wins) has a solver of its own making.
+    let supported = supported.into_iter().filter(|p| !p.starts_with("three"));
     for preset in supported {
         let rules = RuleSet::preset(preset).unwrap();
         let dir = tempfile::tempdir().unwrap();
@@ -122,7 +127,7 @@ fn sliding_phase_solves_where_it_is_defined() {
         .to_string_lossy()
         .starts_with("six-"));
 
-    for preset in ["three", "three-nodiagonal", "lasker"] {
+    for preset in ["lasker"] {
         let rules = RuleSet::preset(preset).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let e = solve_sliding(&rules, dir.path(), &quiet(7)).unwrap_err();

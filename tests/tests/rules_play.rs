@@ -236,7 +236,6 @@ fn a_line_wins_in_three() {
     assert_eq!(after.outcome(&three), Some(Outcome::Loss(Color::Black)));
     let e = p.parse_move(&three, "c2-c1xa2").unwrap_err().to_string();
     assert!(e.contains("removes no stones"), "{e}");
-    assert!(!three.sliding_phase_supported());
 }
 
 #[test]
