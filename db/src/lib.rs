@@ -19,6 +19,7 @@ pub mod sector;
 pub mod symmetry;
 pub mod table;
 pub mod value;
+pub mod wdl;
 
 pub use board::{Bitboard, Board, Point, Points};
 pub use index::{Indexer, SectorIndex};

@@ -20,6 +20,8 @@
 #![warn(missing_docs)]
 
 pub mod malom;
+pub mod verify;
+pub mod wdl;
 
 pub use malom::{MalomDatabase, MalomValue};
 
@@ -286,5 +288,48 @@ impl Database {
     /// As [`Database::analyze`].
     pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, Value)>, ProbeError> {
         Ok(self.analyze(pos)?.into_iter().next())
+    }
+}
+
+impl Database {
+    /// The principal line from `pos`: a best move of the side to move (see
+    /// [`Database::best_move`]), then a best move of the opponent, and so
+    /// on, each with its value for the player who makes it, until the game
+    /// ends or `max_plies` moves are listed. From a won or lost position the
+    /// line is exactly as long as the distance to mate (the winner takes the
+    /// shortest win, the loser the longest loss) and ends the game; from a
+    /// draw it never ends, so `max_plies` bounds it. Empty when the game is
+    /// over.
+    ///
+    /// ```no_run
+    /// use morris_db::{Position, RuleSet};
+    /// use morris_probe::Database;
+    ///
+    /// let rules = RuleSet::preset("nine")?;
+    /// let db = Database::open("nine-db", rules)?;
+    /// let pos = Position::parse("W:a4,a1,d3,g7 B:a7,d1,c4 b", db.rules().board())?;
+    /// for (mv, value) in db.principal_line(&pos, 100)? {
+    ///     println!("{} {value:?}", mv.notation(db.rules().board()));
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Database::analyze`], for any position on the line.
+    pub fn principal_line(
+        &self,
+        pos: &Position,
+        max_plies: usize,
+    ) -> Result<Vec<(Move, Value)>, ProbeError> {
+        let mut line = Vec::new();
+        let mut current = *pos;
+        while line.len() < max_plies {
+            let Some((mv, value)) = self.best_move(&current)? else {
+                break;
+            };
+            line.push((mv, value));
+            current = current.play_unchecked(mv);
+        }
+        Ok(line)
     }
 }

@@ -4,13 +4,18 @@
 //! subcommand lives in its own module.
 
 mod bench;
+mod bench_probe;
 mod compare;
+mod export;
+mod line;
 mod perft;
+mod play;
 mod query;
 mod replay;
 mod solve;
 mod stats;
 mod value;
+mod verify;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -73,6 +78,21 @@ enum Command {
     /// Replay a game record from the start: the position after each move,
     /// or the first illegal move, its number and why.
     Replay(replay::ReplayArgs),
+    /// Check every table of a database: header, size, checksums, and every
+    /// stored value re-derived from its successors' stored values. Exits
+    /// non-zero on any fault.
+    Verify(verify::VerifyArgs),
+    /// The principal line: best moves for both sides to the end of a won
+    /// or lost game (a few plies of a draw).
+    Line(line::LineArgs),
+    /// Write compact WDL files (2 bits per position, no distance to mate)
+    /// of a database's tables.
+    ExportWdl(export::ExportWdlArgs),
+    /// Time the probe: opening a database and answering a first query, and
+    /// warm probes per second per thread.
+    BenchProbe(bench_probe::BenchProbeArgs),
+    /// Play a game in the terminal against perfect play.
+    Play(play::PlayArgs),
 }
 
 /// The rule set option shared by every subcommand: a preset, optionally
@@ -185,6 +205,11 @@ fn main() -> ExitCode {
         Command::Compare(a) => compare::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Replay(a) => replay::run(a),
+        Command::Verify(a) => verify::run(a),
+        Command::Line(a) => line::run(a),
+        Command::ExportWdl(a) => export::run(a),
+        Command::BenchProbe(a) => bench_probe::run(a),
+        Command::Play(a) => play::run(a),
     };
     match result {
         Ok(code) => code,

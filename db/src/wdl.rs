@@ -1,0 +1,581 @@
+//! The compact WDL export format: one file per sector holding only win,
+//! draw or loss for the side to move, five slots of the sector's index per
+//! byte (1.6 bits per slot), for distribution and for engines that need no
+//! distance to mate.
+//!
+//! A WDL file has the same identity fields as a DTM table ([`crate::table`])
+//! and its own magic, so neither is ever read as the other. Its name is the
+//! table's with the extension `mwdl`: `<preset>_<w>_<b>_<wh>_<bh>.mwdl`.
+//!
+//! | offset | size | field |
+//! |---:|---:|---|
+//! | 0 | 8 | magic `MORRISWD` |
+//! | 8 | 4 | format version ([`WDL_FORMAT_VERSION`]) |
+//! | 12 | 4 | header size in bytes (128) |
+//! | 16 | 8 | rule-set fingerprint ([`crate::RuleSet::fingerprint`]) |
+//! | 24 | 16 | rule-set name, UTF-8, zero-padded |
+//! | 40 | 4 | sector: w, b, wh, bh (one byte each) |
+//! | 44 | 4 | index scheme version ([`crate::table::INDEX_VERSION`]) |
+//! | 48 | 4 | entry encoding ([`ENCODING_WDL_BASE3`]) |
+//! | 52 | 4 | reserved, zero |
+//! | 56 | 8 | entry count (slots) |
+//! | 64 | 8 | canonical positions |
+//! | 72 | 8 | wins |
+//! | 80 | 8 | losses |
+//! | 88 | 8 | draws |
+//! | 96 | 8 | XXH3-64 of the payload of the DTM table it was exported from |
+//! | 104 | 8 | XXH3-64 of the payload |
+//! | 112 | 8 | reserved, zero |
+//! | 120 | 8 | XXH3-64 of header bytes 0..120 |
+//!
+//! The payload is `ceil(slots / 5)` bytes. Byte `s / 5` holds slot `s` as
+//! its base-3 digit `s % 5` (the byte is `d0 + 3 d1 + 9 d2 + 27 d3 + 81 d4`,
+//! at most 242):
+//!
+//! | digit | meaning |
+//! |---:|---|
+//! | 0 | draw; also padding slots (not canonical positions, never probed) and the unused digits of the last byte |
+//! | 1 | win for the side to move |
+//! | 2 | loss for the side to move |
+//!
+//! A byte above 242 is damage: [`WdlTable::wdl`] reads no value from it.
+//!
+//! Files are written under a temporary name (`.tmp` appended), synced and
+//! renamed. Opening checks every header field and the file size; the payload
+//! checksum is checked by [`WdlTable::verify_checksum`].
+
+use std::fmt;
+use std::fs::{self, File};
+use std::io::{self, Read, Seek, Write};
+use std::ops::Neg;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+use crate::mapped::map_file;
+use crate::rules::RuleSet;
+use crate::sector::{Sector, TABLE_EXTENSION};
+use crate::table::{Table, TableError, HEADER_SIZE, INDEX_VERSION};
+use crate::value::Value;
+
+/// The magic of WDL files.
+pub const WDL_MAGIC: [u8; 8] = *b"MORRISWD";
+/// The WDL format version this library reads and writes.
+pub const WDL_FORMAT_VERSION: u32 = 1;
+/// Entry encoding: five slots per byte in base 3 (see the module table).
+pub const ENCODING_WDL_BASE3: u32 = 3;
+/// Slots per payload byte.
+pub const SLOTS_PER_BYTE: u64 = 5;
+/// The extension of WDL files.
+pub const WDL_EXTENSION: &str = "mwdl";
+
+const CODE_DRAW: u8 = 0;
+const CODE_WIN: u8 = 1;
+const CODE_LOSS: u8 = 2;
+/// Padding slots are stored as draws.
+const CODE_PADDING: u8 = CODE_DRAW;
+/// The largest valid payload byte: 3^5 - 1.
+const MAX_BYTE: u8 = 242;
+
+/// Per payload byte, its five base-3 digits (all 0 for bytes above 242;
+/// those are refused before the table is read).
+static DIGITS: [[u8; 5]; 256] = {
+    let mut t = [[0u8; 5]; 256];
+    let mut b = 0;
+    while b <= MAX_BYTE as usize {
+        let mut v = b;
+        let mut k = 0;
+        while k < 5 {
+            t[b][k] = (v % 3) as u8;
+            v /= 3;
+            k += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// Win, draw or loss for the side to move, without distance.
+///
+/// | variant | meaning | [`Wdl::signum`] |
+/// |---|---|---:|
+/// | `Loss` | the side to move loses under perfect play | -1 |
+/// | `Draw` | neither side can force a win | 0 |
+/// | `Win` | the side to move wins | 1 |
+///
+/// Ordered from the side to move's point of view: `Loss < Draw < Win`.
+/// Negation gives the value for the other side, so the value of a move for
+/// the mover is `-wdl(position after the move)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Wdl {
+    /// The side to move loses.
+    Loss,
+    /// Neither side can force a win.
+    Draw,
+    /// The side to move wins.
+    Win,
+}
+
+impl Wdl {
+    /// -1 for a loss, 0 for a draw, 1 for a win.
+    pub fn signum(self) -> i32 {
+        match self {
+            Wdl::Loss => -1,
+            Wdl::Draw => 0,
+            Wdl::Win => 1,
+        }
+    }
+
+    /// The base-3 digit of this value in a WDL file.
+    fn code(self) -> u8 {
+        match self {
+            Wdl::Draw => CODE_DRAW,
+            Wdl::Win => CODE_WIN,
+            Wdl::Loss => CODE_LOSS,
+        }
+    }
+
+    /// The value of a base-3 digit.
+    #[inline]
+    fn from_code(code: u8) -> Wdl {
+        match code {
+            CODE_WIN => Wdl::Win,
+            CODE_LOSS => Wdl::Loss,
+            _ => Wdl::Draw,
+        }
+    }
+}
+
+impl Neg for Wdl {
+    type Output = Wdl;
+
+    /// The value for the other side.
+    fn neg(self) -> Wdl {
+        match self {
+            Wdl::Loss => Wdl::Win,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::Win => Wdl::Loss,
+        }
+    }
+}
+
+impl From<Value> for Wdl {
+    /// Forgets the distance.
+    fn from(v: Value) -> Wdl {
+        match v {
+            Value::Win(_) => Wdl::Win,
+            Value::Loss(_) => Wdl::Loss,
+            Value::Draw => Wdl::Draw,
+        }
+    }
+}
+
+impl fmt::Display for Wdl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Wdl::Loss => "loss",
+            Wdl::Draw => "draw",
+            Wdl::Win => "win",
+        })
+    }
+}
+
+/// The WDL file name of `sector` for a rule set named `preset`.
+pub fn wdl_file_name(preset: &str, sector: Sector) -> String {
+    format!("{preset}_{}_{}_{}_{}.{WDL_EXTENSION}", sector.w, sector.b, sector.wh, sector.bh)
+}
+
+/// Parses a name made by [`wdl_file_name`]: the preset and the sector.
+pub fn parse_wdl_file_name(name: &str) -> Option<(String, Sector)> {
+    let stem = name.strip_suffix(&format!(".{WDL_EXTENSION}"))?;
+    Sector::parse_file_name(&format!("{stem}.{TABLE_EXTENSION}"))
+}
+
+/// The path of `sector`'s WDL file for `rules` in `dir`.
+pub fn wdl_path(dir: &Path, rules: &RuleSet, sector: Sector) -> PathBuf {
+    dir.join(wdl_file_name(rules.name(), sector))
+}
+
+/// The payload size in bytes of a WDL file with `slots` slots.
+pub fn payload_size(slots: u64) -> Option<u64> {
+    slots.checked_add(SLOTS_PER_BYTE - 1).map(|s| s / SLOTS_PER_BYTE)
+}
+
+fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> TableError {
+    TableError::Corrupt { path: path.to_path_buf(), field, detail: detail.into() }
+}
+
+fn io_error(path: &Path, source: io::Error) -> TableError {
+    TableError::Io { path: path.to_path_buf(), source }
+}
+
+/// The header of a WDL file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WdlHeader {
+    /// Fingerprint of the rule set.
+    pub rules_fingerprint: u64,
+    /// Name of the rule set (at most 16 bytes are stored).
+    pub rules_name: String,
+    /// The sector.
+    pub sector: Sector,
+    /// Slots in the payload.
+    pub entry_count: u64,
+    /// Canonical positions (slots that are not padding).
+    pub canonical_positions: u64,
+    /// Positions won by the side to move.
+    pub wins: u64,
+    /// Positions lost by the side to move.
+    pub losses: u64,
+    /// Drawn positions.
+    pub draws: u64,
+    /// XXH3-64 of the payload of the DTM table this file was exported from.
+    pub source_checksum: u64,
+    /// XXH3-64 of the payload bytes.
+    pub payload_checksum: u64,
+}
+
+impl WdlHeader {
+    /// The 128 header bytes.
+    pub fn encode(&self) -> [u8; HEADER_SIZE] {
+        let mut b = [0u8; HEADER_SIZE];
+        b[0..8].copy_from_slice(&WDL_MAGIC);
+        b[8..12].copy_from_slice(&WDL_FORMAT_VERSION.to_le_bytes());
+        b[12..16].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
+        b[16..24].copy_from_slice(&self.rules_fingerprint.to_le_bytes());
+        let name = self.rules_name.as_bytes();
+        let n = name.len().min(16);
+        b[24..24 + n].copy_from_slice(&name[..n]);
+        b[40..44].copy_from_slice(&[self.sector.w, self.sector.b, self.sector.wh, self.sector.bh]);
+        b[44..48].copy_from_slice(&INDEX_VERSION.to_le_bytes());
+        b[48..52].copy_from_slice(&ENCODING_WDL_BASE3.to_le_bytes());
+        b[56..64].copy_from_slice(&self.entry_count.to_le_bytes());
+        b[64..72].copy_from_slice(&self.canonical_positions.to_le_bytes());
+        b[72..80].copy_from_slice(&self.wins.to_le_bytes());
+        b[80..88].copy_from_slice(&self.losses.to_le_bytes());
+        b[88..96].copy_from_slice(&self.draws.to_le_bytes());
+        b[96..104].copy_from_slice(&self.source_checksum.to_le_bytes());
+        b[104..112].copy_from_slice(&self.payload_checksum.to_le_bytes());
+        let sum = xxh3_64(&b[0..120]);
+        b[120..128].copy_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    /// Reads and checks a header: magic, version, header checksum, header
+    /// size, index scheme, encoding, and the consistency of the counts.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] naming the first field that is wrong.
+    pub fn decode(bytes: &[u8], path: &Path) -> Result<WdlHeader, TableError> {
+        if bytes.len() < HEADER_SIZE {
+            return Err(corrupt(
+                path,
+                "file size",
+                format!("{} bytes, shorter than the {HEADER_SIZE}-byte header", bytes.len()),
+            ));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or([0; 4]));
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap_or([0; 8]));
+        if bytes[0..8] != WDL_MAGIC {
+            let why = if bytes[0..8] == crate::table::MAGIC {
+                "this is a DTM table (magic MORRISTB), not a WDL file: name it .mtb, or export it with `morris export-wdl`"
+            } else {
+                "not a morris WDL file (magic is not MORRISWD)"
+            };
+            return Err(corrupt(path, "magic", why));
+        }
+        let version = u32_at(8);
+        if version != WDL_FORMAT_VERSION {
+            return Err(corrupt(
+                path,
+                "version",
+                format!("WDL format version {version}; this program reads version {WDL_FORMAT_VERSION}: export the file again or use a matching release"),
+            ));
+        }
+        if xxh3_64(&bytes[0..120]) != u64_at(120) {
+            return Err(corrupt(path, "header checksum", "the header was changed or damaged"));
+        }
+        if u32_at(12) as usize != HEADER_SIZE {
+            return Err(corrupt(path, "header size", format!("{}, expected {HEADER_SIZE}", u32_at(12))));
+        }
+        if u32_at(44) != INDEX_VERSION {
+            return Err(corrupt(path, "index version", format!("{}, expected {INDEX_VERSION}", u32_at(44))));
+        }
+        if u32_at(48) != ENCODING_WDL_BASE3 {
+            return Err(corrupt(path, "entry encoding", format!("{}, expected {ENCODING_WDL_BASE3}", u32_at(48))));
+        }
+        let name_bytes: Vec<u8> = bytes[24..40].iter().copied().take_while(|&c| c != 0).collect();
+        let rules_name = String::from_utf8(name_bytes).map_err(|_| corrupt(path, "rule-set name", "not UTF-8"))?;
+        let h = WdlHeader {
+            rules_fingerprint: u64_at(16),
+            rules_name,
+            sector: Sector { w: bytes[40], b: bytes[41], wh: bytes[42], bh: bytes[43] },
+            entry_count: u64_at(56),
+            canonical_positions: u64_at(64),
+            wins: u64_at(72),
+            losses: u64_at(80),
+            draws: u64_at(88),
+            source_checksum: u64_at(96),
+            payload_checksum: u64_at(104),
+        };
+        let sum = h.wins.checked_add(h.losses).and_then(|s| s.checked_add(h.draws));
+        if sum != Some(h.canonical_positions) || h.canonical_positions > h.entry_count {
+            return Err(corrupt(path, "statistics", "wins + losses + draws do not add up to the canonical positions"));
+        }
+        Ok(h)
+    }
+}
+
+/// Writes the WDL file of a DTM table to `path`, atomically (under
+/// `<path>.tmp`, synced, renamed), streaming: the table is read once. Slots
+/// the table marks as padding stay padding.
+///
+/// The caller should check the table first ([`Table::open`],
+/// [`Table::verify_checksum`]); the header's counts are taken from the
+/// entries, and the source's payload checksum is recorded.
+///
+/// # Errors
+/// [`TableError::Io`] naming the file (a full disk among them).
+pub fn export_table(table: &Table, path: &Path) -> Result<WdlHeader, TableError> {
+    let src = table.header();
+    let mut h = WdlHeader {
+        rules_fingerprint: src.rules_fingerprint,
+        rules_name: src.rules_name.clone(),
+        sector: src.sector,
+        entry_count: src.entry_count,
+        canonical_positions: 0,
+        wins: 0,
+        losses: 0,
+        draws: 0,
+        source_checksum: src.payload_checksum,
+        payload_checksum: 0,
+    };
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let result = (|| -> io::Result<()> {
+        let file = File::create(&tmp)?;
+        let mut w = io::BufWriter::with_capacity(1 << 20, file);
+        // The header is written last, once the counts are known.
+        w.write_all(&[0u8; HEADER_SIZE])?;
+        let mut hasher = Xxh3::new();
+        let mut buf = Vec::with_capacity(1 << 16);
+        let mut slot = 0u64;
+        while slot < h.entry_count {
+            let mut byte = 0u8;
+            for k in (0..SLOTS_PER_BYTE).rev() {
+                let code = if slot + k < h.entry_count {
+                    match table.value(slot + k) {
+                        Some(v) => {
+                            match v {
+                                Value::Win(_) => h.wins += 1,
+                                Value::Loss(_) => h.losses += 1,
+                                Value::Draw => h.draws += 1,
+                            }
+                            Wdl::from(v).code()
+                        }
+                        None => CODE_PADDING,
+                    }
+                } else {
+                    CODE_PADDING
+                };
+                byte = 3 * byte + code;
+            }
+            buf.push(byte);
+            if buf.len() == buf.capacity() {
+                hasher.update(&buf);
+                w.write_all(&buf)?;
+                buf.clear();
+            }
+            slot += SLOTS_PER_BYTE;
+        }
+        hasher.update(&buf);
+        w.write_all(&buf)?;
+        h.canonical_positions = h.wins + h.losses + h.draws;
+        h.payload_checksum = hasher.digest();
+        let mut file = w.into_inner().map_err(|e| e.into_error())?;
+        file.seek(io::SeekFrom::Start(0))?;
+        file.write_all(&h.encode())?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)?;
+        Ok(())
+    })();
+    match result {
+        Ok(()) => Ok(h),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(io_error(path, e))
+        }
+    }
+}
+
+/// An open, memory-mapped WDL file.
+#[derive(Debug)]
+pub struct WdlTable {
+    path: PathBuf,
+    header: WdlHeader,
+    map: Mmap,
+}
+
+impl WdlTable {
+    /// Opens a WDL file and checks its header and size, without knowing the
+    /// rule set.
+    ///
+    /// # Errors
+    /// [`TableError::Io`] if it cannot be read, [`TableError::Corrupt`] for
+    /// a bad header or a size that does not match the entry count.
+    pub fn open_unchecked(path: &Path) -> Result<WdlTable, TableError> {
+        let mut file = File::open(path).map_err(|e| io_error(path, e))?;
+        let len = file.metadata().map_err(|e| io_error(path, e))?.len();
+        if len < HEADER_SIZE as u64 {
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
+            WdlHeader::decode(&bytes, path)?;
+        }
+        let map = map_file(&file).map_err(|e| io_error(path, e))?;
+        let header = WdlHeader::decode(&map, path)?;
+        let expected = payload_size(header.entry_count).and_then(|p| p.checked_add(HEADER_SIZE as u64));
+        if expected != Some(map.len() as u64) {
+            return Err(corrupt(
+                path,
+                "file size",
+                format!(
+                    "{} bytes, but the header's {} entries need {} bytes (cut short or extended)",
+                    map.len(),
+                    header.entry_count,
+                    expected.map_or("too many".to_string(), |e| e.to_string())
+                ),
+            ));
+        }
+        Ok(WdlTable { path: path.to_path_buf(), header, map })
+    }
+
+    /// Opens `sector`'s WDL file of `rules` in `dir` and checks that it
+    /// belongs to that rule set and sector and has `expected_entries` slots.
+    ///
+    /// # Errors
+    /// [`TableError::Missing`] when the file does not exist,
+    /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`],
+    /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
+    pub fn open(dir: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<WdlTable, TableError> {
+        let path = wdl_path(dir, rules, sector);
+        if !path.exists() {
+            return Err(TableError::Missing { sector, path });
+        }
+        let table = WdlTable::open_unchecked(&path)?;
+        table.check(rules, sector, expected_entries)?;
+        Ok(table)
+    }
+
+    /// Checks the header against a rule set, sector and entry count.
+    ///
+    /// # Errors
+    /// As [`WdlTable::open`].
+    pub fn check(&self, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<(), TableError> {
+        let h = &self.header;
+        if h.rules_fingerprint != rules.fingerprint() {
+            return Err(TableError::RuleSetMismatch {
+                path: self.path.clone(),
+                found: h.rules_name.clone(),
+                found_fingerprint: h.rules_fingerprint,
+                expected: rules.name().to_string(),
+                expected_fingerprint: rules.fingerprint(),
+            });
+        }
+        if h.sector != sector {
+            return Err(TableError::SectorMismatch { path: self.path.clone(), found: h.sector, expected: sector });
+        }
+        if h.entry_count != expected_entries {
+            return Err(corrupt(
+                &self.path,
+                "entry count",
+                format!("{}, but sector {sector} has {expected_entries} slots", h.entry_count),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads the whole payload and compares its XXH3-64 with the header's.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] with field `payload checksum` on a mismatch.
+    pub fn verify_checksum(&self) -> Result<(), TableError> {
+        let sum = xxh3_64(&self.map[HEADER_SIZE..]);
+        if sum != self.header.payload_checksum {
+            return Err(corrupt(
+                &self.path,
+                "payload checksum",
+                format!("{sum:016x}, header says {:016x}: the file is damaged", self.header.payload_checksum),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The header.
+    pub fn header(&self) -> &WdlHeader {
+        &self.header
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The value at `slot`; `None` past the end and for a damaged byte.
+    /// Padding slots (not canonical positions) read as draws.
+    #[inline]
+    pub fn wdl(&self, slot: u64) -> Option<Wdl> {
+        if slot >= self.header.entry_count {
+            return None;
+        }
+        let byte = *self.map.get(HEADER_SIZE + usize::try_from(slot / SLOTS_PER_BYTE).ok()?)?;
+        if byte > MAX_BYTE {
+            return None;
+        }
+        Some(Wdl::from_code(DIGITS[byte as usize][(slot % SLOTS_PER_BYTE) as usize]))
+    }
+
+    /// The size of the file in bytes.
+    pub fn file_size(&self) -> u64 {
+        self.map.len() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::{table_path, write_table, TableHeader};
+    use crate::value::PADDING_ENTRY;
+
+    #[test]
+    fn export_open_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = RuleSet::preset("nine").unwrap();
+        let sector = Sector::sliding(3, 3);
+        let entries = vec![0u16, 2, 3, PADDING_ENTRY, 27, 0, 2];
+        let header = TableHeader::for_entries(&rules, sector, &entries);
+        write_table(&table_path(dir.path(), &rules, sector), &header, &entries).unwrap();
+        let table = Table::open(dir.path(), &rules, sector, 7).unwrap();
+        let path = wdl_path(dir.path(), &rules, sector);
+        let h = export_table(&table, &path).unwrap();
+        assert_eq!((h.wins, h.losses, h.draws), (2, 2, 2));
+        let w = WdlTable::open(dir.path(), &rules, sector, 7).unwrap();
+        w.verify_checksum().unwrap();
+        assert_eq!(w.file_size(), HEADER_SIZE as u64 + 2);
+        let got: Vec<Option<Wdl>> = (0..8).map(|s| w.wdl(s)).collect();
+        use Wdl::*;
+        let (d, wi, l) = (Some(Draw), Some(Win), Some(Loss));
+        // Padding (slot 3) reads as a draw; past the end there is nothing.
+        assert_eq!(got, [d, wi, l, d, l, d, wi, None]);
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[HEADER_SIZE] = 243;
+        let damaged = dir.path().join("damaged.mwdl");
+        fs::write(&damaged, &bytes).unwrap();
+        let w = WdlTable::open_unchecked(&damaged).unwrap();
+        assert_eq!(w.wdl(0), None);
+        assert!(w.verify_checksum().is_err());
+        assert_eq!(parse_wdl_file_name(&wdl_file_name("nine", sector)), Some(("nine".to_string(), sector)));
+        assert_eq!(-Win, Loss);
+        assert!(Loss < Draw && Draw < Win);
+    }
+}

@@ -1,0 +1,646 @@
+//! Independent verification of a database (`morris verify`): every table's
+//! header, size and checksums, and every stored value re-derived from the
+//! stored values of its successors, one ply deep.
+//!
+//! The verifier shares no code with the solver: it generates moves forward
+//! ([`morris_db::moves::for_each_move`]), looks the positions they lead to up
+//! in the tables on disk (captures in the tables of smaller sectors), and
+//! takes the minimax of what it finds. No un-moves, no successor counters,
+//! no claims. For each canonical position, with `c` ranging over the values
+//! its moves lead to (for the opponent, to move there):
+//!
+//! | stored | must hold |
+//! |---|---|
+//! | `Win(n)` | some `c` is `Loss(n - 1)`, none is a shorter loss |
+//! | `Loss(n)`, n > 0 | every `c` is a win, the longest exactly `Win(n - 1)` |
+//! | `Loss(0)` | no legal move (and the board is not full under a "full board: draw" rule) |
+//! | `Draw` | no `c` is a loss, some `c` is a draw (or: no move on a full board that draws) |
+//!
+//! Under a rule set where a line wins (Three Men's Morris) a position whose
+//! opponent has a line is `Loss(0)`, a move that makes a line leads to
+//! `Loss(0)`, and a position whose side to move has a line cannot arise and
+//! must be padding.
+//!
+//! A move that leaves the opponent fewer than 3 stones leads to `Loss(0)`.
+//! Padding slots must hold the padding entry and canonical slots a value; the
+//! header's counts and longest distances must match the payload.
+//!
+//! These local conditions, holding everywhere, imply that every value is the
+//! true one: by induction on n, a position stored `Win(n)` or `Loss(n)` has
+//! exactly that value (its witnesses have shorter distances), so no decisive
+//! position can be stored as a draw, and every draw is a draw.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use morris_db::moves::{apply_move, for_each_move};
+use morris_db::rules::FullBoardOutcome;
+use morris_db::table::table_path;
+use morris_db::value::PADDING_ENTRY;
+use morris_db::{Bitboard, Color, Move, Position, RuleSet, Sector, SectorIndex, Table, TableError, Value};
+use rayon::prelude::*;
+
+/// Something wrong with a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// The file cannot be opened or its header, size or payload checksum is
+    /// wrong (the message names the file and the field).
+    File(String),
+    /// The header's statistics do not match the payload.
+    Statistics {
+        /// The header field.
+        field: &'static str,
+        /// What the header says.
+        header: u64,
+        /// What the payload holds.
+        payload: u64,
+    },
+    /// A padding slot holds a value, or a canonical position's slot holds
+    /// the padding entry.
+    Padding {
+        /// The slot.
+        slot: u64,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A stored value that its successors contradict.
+    Value {
+        /// The slot.
+        slot: u64,
+        /// The position (White to move), in `W:.. B:.. w` notation.
+        position: String,
+        /// The value in the table.
+        stored: Value,
+        /// The value its successors give.
+        derived: Value,
+        /// The move that decides the derived value, with the value it leads
+        /// to, in words.
+        witness: String,
+    },
+    /// A value cannot be re-derived: a table that a move leads to is missing
+    /// or damaged, or holds padding where a canonical position is.
+    Successor {
+        /// The slot.
+        slot: u64,
+        /// The position (White to move).
+        position: String,
+        /// What is wrong with the successor.
+        detail: String,
+    },
+}
+
+impl Fault {
+    /// The slot the fault is about (0 for faults of the whole file).
+    pub fn slot(&self) -> u64 {
+        match self {
+            Fault::File(_) | Fault::Statistics { .. } => 0,
+            Fault::Padding { slot, .. } | Fault::Value { slot, .. } | Fault::Successor { slot, .. } => *slot,
+        }
+    }
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fault::File(e) => write!(f, "{e}"),
+            Fault::Statistics { field, header, payload } => {
+                write!(f, "header says {field} = {header}, the payload holds {payload}")
+            }
+            Fault::Padding { slot, detail } => write!(f, "slot {slot}: {detail}"),
+            Fault::Value { slot, position, stored, derived, witness } => {
+                write!(f, "{position} (slot {slot}): stored {stored:?}, but its moves give {derived:?} ({witness})")
+            }
+            Fault::Successor { slot, position, detail } => {
+                write!(f, "{position} (slot {slot}): cannot re-derive: {detail}")
+            }
+        }
+    }
+}
+
+/// What verifying one table found.
+#[derive(Debug, Clone)]
+pub struct TableReport {
+    /// The sector.
+    pub sector: Sector,
+    /// The table file.
+    pub path: PathBuf,
+    /// Canonical positions whose value was re-derived.
+    pub positions: u64,
+    /// Faults found (all of them counted in `fault_count`); at most the
+    /// verifier's limit, the lowest slots first.
+    pub faults: Vec<Fault>,
+    /// Every fault found.
+    pub fault_count: u64,
+    /// Wall time, seconds.
+    pub seconds: f64,
+}
+
+impl TableReport {
+    /// Whether the table passed every check.
+    pub fn is_ok(&self) -> bool {
+        self.fault_count == 0
+    }
+}
+
+/// A table that moves lead to, loaded: its index and entries, or why it
+/// cannot be used.
+type Loaded = Result<(SectorIndex, Vec<u16>), String>;
+
+/// Verifies the tables of one rule set in one directory.
+pub struct Verifier {
+    dir: PathBuf,
+    rules: RuleSet,
+    max_faults: usize,
+}
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verifier").field("dir", &self.dir).field("rules", &self.rules.name()).finish()
+    }
+}
+
+/// The tables a sector's moves lead to, found by sector.
+struct Successors {
+    tables: Vec<(Sector, Loaded)>,
+}
+
+impl Successors {
+    #[inline]
+    fn get(&self, sector: Sector) -> Option<&Loaded> {
+        self.tables.iter().find(|(s, _)| *s == sector).map(|(_, t)| t)
+    }
+}
+
+/// Per-thread totals of a table's verification.
+#[derive(Default)]
+struct Totals {
+    positions: u64,
+    wins: u64,
+    losses: u64,
+    draws: u64,
+    max_win: u32,
+    max_loss: u32,
+    faults: Vec<Fault>,
+    fault_count: u64,
+    /// Scratch: the successors' (table, slot), then their entries.
+    slots: Vec<(usize, usize)>,
+    entries: Vec<u16>,
+}
+
+impl Totals {
+    fn fault(&mut self, limit: usize, fault: Fault) {
+        self.fault_count += 1;
+        if self.faults.len() < limit {
+            self.faults.push(fault);
+        }
+    }
+
+    fn merge(mut self, other: Totals, limit: usize) -> Totals {
+        self.positions += other.positions;
+        self.wins += other.wins;
+        self.losses += other.losses;
+        self.draws += other.draws;
+        self.max_win = self.max_win.max(other.max_win);
+        self.max_loss = self.max_loss.max(other.max_loss);
+        self.fault_count += other.fault_count;
+        self.faults.extend(other.faults);
+        self.faults.sort_by_key(Fault::slot);
+        self.faults.truncate(limit);
+        self
+    }
+}
+
+/// What a position's moves give: the value and the move that decides it.
+struct Derived {
+    value: Value,
+    witness: Option<(Move, Value)>,
+}
+
+impl Verifier {
+    /// A verifier of the tables of `rules` in `dir`, reporting at most 10
+    /// faults per table.
+    pub fn new(dir: impl AsRef<Path>, rules: RuleSet) -> Verifier {
+        Verifier { dir: dir.as_ref().to_path_buf(), rules, max_faults: 10 }
+    }
+
+    /// Reports at most `n` faults per table (all are counted).
+    pub fn max_faults(mut self, n: usize) -> Verifier {
+        self.max_faults = n.max(1);
+        self
+    }
+
+    /// The rule set.
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+
+    /// The sectors whose tables of this rule set are in the directory, in
+    /// solving order (fewest stones first).
+    ///
+    /// # Errors
+    /// When the directory cannot be read.
+    pub fn sectors(&self) -> std::io::Result<Vec<Sector>> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&self.dir)? {
+            let name = entry?.file_name();
+            if let Some((preset, sector)) = Sector::parse_file_name(&name.to_string_lossy()) {
+                if preset == self.rules.name() {
+                    out.push(sector);
+                }
+            }
+        }
+        out.sort_by_key(|s| (s.wh + s.bh, s.w + s.b, s.w, s.wh));
+        Ok(out)
+    }
+
+    /// The slots of `sector` (for sizing a progress bar).
+    pub fn slots(&self, sector: Sector) -> u64 {
+        self.rules.indexer().sector(sector.w as usize, sector.b as usize).len()
+    }
+
+    /// Loads the table of `sector` into memory (random look-ups in memory
+    /// are several times faster than in a mapped file), after checking its
+    /// header, size and payload checksum.
+    fn load(&self, sector: Sector) -> Loaded {
+        let index = self.rules.indexer().sector(sector.w as usize, sector.b as usize);
+        Table::open(&self.dir, &self.rules, sector, index.len())
+            .and_then(|t| t.verify_checksum().map(|()| t))
+            .map(|t| {
+                let entries = (0..index.len()).map(|slot| t.entry(slot).unwrap_or(PADDING_ENTRY)).collect();
+                (index, entries)
+            })
+            .map_err(|e| match e {
+                TableError::Missing { .. } => format!(
+                    "the table of sector {sector} is missing ({})",
+                    table_path(&self.dir, &self.rules, sector).display()
+                ),
+                e => format!("the table of sector {sector} is unusable: {e}"),
+            })
+    }
+
+    /// The sectors that moves from `sector` can lead to (with a removal of
+    /// up to 3 stones), where the side to move there still has 3 stones.
+    fn successor_sectors(&self, sector: Sector) -> Vec<Sector> {
+        let mut out = Vec::new();
+        let mut steps = Vec::new();
+        if sector.wh > 0 {
+            steps.push((sector.w + 1, sector.wh - 1));
+        }
+        if sector.wh == 0 || self.rules.lasker {
+            steps.push((sector.w, sector.wh));
+        }
+        for (w_after, wh_after) in steps {
+            for removed in 0..=sector.b.min(3) {
+                let b_after = sector.b - removed;
+                if b_after as u32 + sector.bh as u32 >= 3 {
+                    let s = Sector { w: b_after, b: w_after, wh: sector.bh, bh: wh_after };
+                    if (s.w as usize + s.b as usize) <= self.rules.board().len() && !out.contains(&s) {
+                        out.push(s);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Verifies one table: opens it (header, size, rule set, sector), checks
+    /// its payload checksum, re-derives every canonical position's value
+    /// from its successors (in parallel, calling `progress` with the number
+    /// of slots done after each block), and checks the header's counts.
+    pub fn verify(&self, sector: Sector, progress: &(dyn Fn(u64) + Sync)) -> TableReport {
+        let start = Instant::now();
+        let path = table_path(&self.dir, &self.rules, sector);
+        let mut report =
+            TableReport { sector, path: path.clone(), positions: 0, faults: Vec::new(), fault_count: 0, seconds: 0.0 };
+        let index = self.rules.indexer().sector(sector.w as usize, sector.b as usize);
+        let table = match Table::open(&self.dir, &self.rules, sector, index.len()) {
+            Ok(t) => t,
+            Err(e) => {
+                report.fault_count = 1;
+                report.faults.push(Fault::File(e.to_string()));
+                report.seconds = start.elapsed().as_secs_f64();
+                return report;
+            }
+        };
+        let mut file_faults = Vec::new();
+        if let Err(e) = table.verify_checksum() {
+            // Go on: re-deriving values shows where the damage is.
+            file_faults.push(Fault::File(e.to_string()));
+        }
+        let successors =
+            Successors { tables: self.successor_sectors(sector).into_iter().map(|s| (s, self.load(s))).collect() };
+        let limit = self.max_faults;
+        let totals = (0..index.orbit_table().len())
+            .into_par_iter()
+            .fold(Totals::default, |mut t, orbit| {
+                self.verify_orbit(&index, &table, &successors, orbit, &mut t);
+                progress(index.opponent_sets());
+                t
+            })
+            .reduce(Totals::default, |a, b| a.merge(b, limit));
+        let h = table.header();
+        for (field, header, payload) in [
+            ("canonical positions", h.canonical_positions, totals.positions),
+            ("wins", h.wins, totals.wins),
+            ("losses", h.losses, totals.losses),
+            ("draws", h.draws, totals.draws),
+            ("longest win", h.max_win as u64, totals.max_win as u64),
+            ("longest loss", h.max_loss as u64, totals.max_loss as u64),
+        ] {
+            if header != payload {
+                file_faults.push(Fault::Statistics { field, header, payload });
+            }
+        }
+        report.positions = totals.positions;
+        report.fault_count = totals.fault_count + file_faults.len() as u64;
+        file_faults.extend(totals.faults);
+        file_faults.truncate(limit.max(1));
+        report.faults = file_faults;
+        report.seconds = start.elapsed().as_secs_f64();
+        report
+    }
+
+    /// Verifies the slots of one orbit of the side to move's stone sets.
+    fn verify_orbit(&self, index: &SectorIndex, table: &Table, successors: &Successors, orbit: usize, t: &mut Totals) {
+        let limit = self.max_faults;
+        let base = orbit as u64 * index.opponent_sets();
+        let end = base + index.opponent_sets();
+        let mut next = base;
+        let sector = table.header().sector;
+        let check_padding = |from: u64, to: u64, t: &mut Totals| {
+            for slot in from..to {
+                let e = table.entry(slot);
+                if e != Some(PADDING_ENTRY) {
+                    t.fault(
+                        limit,
+                        Fault::Padding {
+                            slot,
+                            detail: format!(
+                                "not a canonical position, but holds entry {}",
+                                e.map_or("(none)".to_string(), |e| format!("{e:#06x}"))
+                            ),
+                        },
+                    );
+                }
+            }
+        };
+        index.for_each_in_orbit(orbit, |slot, us, them| {
+            check_padding(next, slot, t);
+            next = slot + 1;
+            let position =
+                || Position::from_relative(us, them, Color::White, sector.wh, sector.bh).to_text(self.rules.board());
+            let board = self.rules.board();
+            if self.rules.line_wins && board.mills().iter().any(|&m| us & m == m) {
+                // The side to move has a line: not a position of a game
+                // (a line ends it), stored as padding.
+                if let Some(v) = table.value(slot) {
+                    t.fault(
+                        limit,
+                        Fault::Padding {
+                            slot,
+                            detail: format!(
+                                "{} cannot arise in a game (the side to move has a line), but holds {v:?}",
+                                position()
+                            ),
+                        },
+                    );
+                }
+                return;
+            }
+            let Some(stored) = table.value(slot) else {
+                t.fault(limit, Fault::Padding { slot, detail: format!("{} holds the padding entry", position()) });
+                return;
+            };
+            t.positions += 1;
+            match stored {
+                Value::Win(n) => {
+                    t.wins += 1;
+                    t.max_win = t.max_win.max(n as u32);
+                }
+                Value::Loss(n) => {
+                    t.losses += 1;
+                    t.max_loss = t.max_loss.max(n as u32);
+                }
+                Value::Draw => t.draws += 1,
+            }
+            let fast = self.derive_fast(us, them, sector, successors, &mut t.slots, &mut t.entries);
+            if fast == Some(stored) {
+                return;
+            }
+            // A mismatch or a problem: derive again, slowly, with witnesses.
+            match self.derive(us, them, sector, successors) {
+                Ok(d) if d.value == stored => {}
+                Ok(d) => {
+                    let witness = match d.witness {
+                        Some((mv, v)) => {
+                            let what = match d.value {
+                                Value::Win(_) => "the shortest win",
+                                Value::Loss(_) => "the longest loss",
+                                Value::Draw => "a draw, and no move wins",
+                            };
+                            format!("{} leads to {v:?} for the opponent: {what}", mv.notation(board))
+                        }
+                        None => "no legal move".to_string(),
+                    };
+                    t.fault(limit, Fault::Value { slot, position: position(), stored, derived: d.value, witness });
+                }
+                Err(detail) => t.fault(limit, Fault::Successor { slot, position: position(), detail }),
+            }
+        });
+        check_padding(next, end, t);
+    }
+
+    /// [`Verifier::derive`] without witnesses, fast: the successors' slots
+    /// are computed first and their entries loaded together, so that the
+    /// memory accesses overlap. `None` when a successor cannot be looked up
+    /// (the slow path says why).
+    #[inline]
+    fn derive_fast(
+        &self,
+        us: Bitboard,
+        them: Bitboard,
+        sector: Sector,
+        successors: &Successors,
+        slots: &mut Vec<(usize, usize)>,
+        entries: &mut Vec<u16>,
+    ) -> Option<Value> {
+        let rules = &self.rules;
+        if rules.line_wins || us.count_ones() + (sector.wh as u32) < 3 {
+            return None;
+        }
+        slots.clear();
+        entries.clear();
+        let mut immediate_win = false;
+        let mut any = false;
+        let mut problem = false;
+        let mut quiet: Option<(usize, usize)> = None;
+        let mut last: Option<(Sector, usize)> = None;
+        for_each_move(rules, us, them, sector.wh, |mv, _| {
+            any = true;
+            if immediate_win || problem {
+                return;
+            }
+            let (mover, victim) = apply_move(us, them, mv);
+            if victim.count_ones() + (sector.bh as u32) < 3 {
+                immediate_win = true;
+                return;
+            }
+            let cs = Sector {
+                w: victim.count_ones() as u8,
+                b: mover.count_ones() as u8,
+                wh: sector.bh,
+                bh: sector.wh - u8::from(mv.from.is_none()),
+            };
+            let ti = match last {
+                Some((s, i)) if s == cs => i,
+                _ => match successors.tables.iter().position(|(s, t)| *s == cs && t.is_ok()) {
+                    Some(i) => {
+                        last = Some((cs, i));
+                        i
+                    }
+                    None => {
+                        problem = true;
+                        return;
+                    }
+                },
+            };
+            let Ok((cindex, _)) = &successors.tables[ti].1 else {
+                problem = true;
+                return;
+            };
+            let slot = if victim == them {
+                let (o, s) = *quiet.get_or_insert_with(|| cindex.orbit_table().orbit_of(them));
+                cindex.index_with_orbit(o, s, mover)
+            } else {
+                cindex.index(victim, mover)
+            };
+            slots.push((ti, slot as usize));
+        });
+        if problem {
+            return None;
+        }
+        if immediate_win {
+            return Some(Value::Win(1));
+        }
+        if !any {
+            let full = us | them == rules.board().all();
+            return Some(if full && rules.full_board == FullBoardOutcome::Draw { Value::Draw } else { Value::Loss(0) });
+        }
+        // Independent loads, issued back to back.
+        for &(ti, slot) in slots.iter() {
+            let Ok((_, table)) = &successors.tables[ti].1 else {
+                return None;
+            };
+            entries.push(*table.get(slot)?);
+        }
+        let (mut shortest_loss, mut longest_win, mut draw) = (u16::MAX, None::<u16>, false);
+        for &e in entries.iter() {
+            match Value::from_entry(e)? {
+                Value::Loss(n) => shortest_loss = shortest_loss.min(n),
+                Value::Win(n) => longest_win = Some(longest_win.map_or(n, |m| m.max(n))),
+                Value::Draw => draw = true,
+            }
+        }
+        Some(if shortest_loss != u16::MAX {
+            Value::Win(shortest_loss + 1)
+        } else if draw {
+            Value::Draw
+        } else {
+            Value::Loss(longest_win? + 1)
+        })
+    }
+
+    /// The value of the position `us` (to move) against `them` in `sector`,
+    /// from the stored values of the positions its moves lead to.
+    fn derive(&self, us: Bitboard, them: Bitboard, sector: Sector, successors: &Successors) -> Result<Derived, String> {
+        let rules = &self.rules;
+        let board = rules.board();
+        let has_line = |set: Bitboard| board.mills().iter().any(|&m| set & m == m);
+        if us.count_ones() + (sector.wh as u32) < 3 || (rules.line_wins && has_line(them)) {
+            return Ok(Derived { value: Value::Loss(0), witness: None });
+        }
+        let mut shortest_loss: Option<(Move, u16)> = None;
+        let mut draw: Option<Move> = None;
+        let mut longest_win: Option<(Move, u16)> = None;
+        let mut problem: Option<String> = None;
+        // The opponent's orbit is shared by every move that removes nothing.
+        // (Its orbit table depends only on its stone count.)
+        let mut quiet: Option<(usize, usize)> = None;
+        for_each_move(rules, us, them, sector.wh, |mv, _| {
+            let (mover, victim) = apply_move(us, them, mv);
+            let mover_hand = sector.wh - u8::from(mv.from.is_none());
+            let child = if victim.count_ones() + (sector.bh as u32) < 3 || (rules.line_wins && has_line(mover)) {
+                Value::Loss(0)
+            } else {
+                let cs =
+                    Sector { w: victim.count_ones() as u8, b: mover.count_ones() as u8, wh: sector.bh, bh: mover_hand };
+                match successors.get(cs) {
+                    Some(Ok((cindex, centries))) => {
+                        let slot = if victim == them {
+                            let (o, s) = *quiet.get_or_insert_with(|| cindex.orbit_table().orbit_of(them));
+                            cindex.index_with_orbit(o, s, mover)
+                        } else {
+                            cindex.index(victim, mover)
+                        };
+                        match centries.get(slot as usize).and_then(|&e| Value::from_entry(e)) {
+                            Some(v) => v,
+                            None => {
+                                problem.get_or_insert(format!(
+                                    "{} leads to {} in sector {cs}, whose slot {slot} holds no value",
+                                    mv.notation(board),
+                                    Position::from_relative(victim, mover, Color::Black, sector.bh, mover_hand)
+                                        .to_text(board)
+                                ));
+                                return;
+                            }
+                        }
+                    }
+                    Some(Err(e)) => {
+                        problem.get_or_insert(format!("{} leads to {e}", mv.notation(board)));
+                        return;
+                    }
+                    None => {
+                        problem.get_or_insert(format!(
+                            "{} leads to sector {cs}, which this verifier did not expect",
+                            mv.notation(board)
+                        ));
+                        return;
+                    }
+                }
+            };
+            match child {
+                Value::Loss(n) => {
+                    if shortest_loss.map_or(true, |(_, m)| n < m) {
+                        shortest_loss = Some((mv, n));
+                    }
+                }
+                Value::Draw => {
+                    draw.get_or_insert(mv);
+                }
+                Value::Win(n) => {
+                    if longest_win.map_or(true, |(_, m)| n > m) {
+                        longest_win = Some((mv, n));
+                    }
+                }
+            }
+        });
+        // A win in one needs no table; anything else needs every successor.
+        if let Some(p) = problem.filter(|_| shortest_loss.map_or(true, |(_, n)| n > 0)) {
+            return Err(p);
+        }
+        Ok(if let Some((mv, n)) = shortest_loss {
+            Derived { value: Value::Win(n + 1), witness: Some((mv, Value::Loss(n))) }
+        } else if let Some(mv) = draw {
+            Derived { value: Value::Draw, witness: Some((mv, Value::Draw)) }
+        } else if let Some((mv, n)) = longest_win {
+            Derived { value: Value::Loss(n + 1), witness: Some((mv, Value::Win(n))) }
+        } else {
+            // No legal move: lost, unless a full board is a draw.
+            let full = us | them == board.all();
+            Derived {
+                value: if full && rules.full_board == FullBoardOutcome::Draw { Value::Draw } else { Value::Loss(0) },
+                witness: None,
+            }
+        })
+    }
+}

@@ -1,0 +1,218 @@
+//! `morris bench-probe`: how fast the probe answers. The time to open a
+//! database and answer a first query, and warm probes per second per thread
+//! on one thread and on several at once, over random positions of the
+//! tables in the directory (a random symmetry and colour applied, so that
+//! every probe canonicalises).
+
+use std::hint::black_box;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Args;
+use morris_db::wdl::parse_wdl_file_name;
+use morris_db::{Color, Position, RuleSet, Sector};
+use morris_probe::wdl::WdlDatabase;
+use morris_probe::{Database, ProbeOptions};
+
+use crate::{DbArg, RulesArg};
+
+/// Arguments of `morris bench-probe`.
+#[derive(Args)]
+pub struct BenchProbeArgs {
+    #[command(flatten)]
+    rules: RulesArg,
+    #[command(flatten)]
+    db: DbArg,
+    /// Also time WDL probes from this directory of WDL files
+    /// (`morris export-wdl`).
+    #[arg(long, value_name = "DIR")]
+    wdl: Option<PathBuf>,
+    /// Random positions probed per run and thread.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    positions: usize,
+    /// Timed runs (the median is reported).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    runs: usize,
+    /// Threads of the parallel run (default: one per core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+/// A small, fixed random number generator (xorshift64*), so runs are
+/// repeatable.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Sliding sectors of `rules` with a file in `dir` (DTM tables, or WDL files
+/// with `wdl`), by file name.
+fn sectors_in(dir: &Path, rules: &RuleSet, wdl: bool) -> anyhow::Result<Vec<Sector>> {
+    let mut v: Vec<Sector> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if wdl {
+                parse_wdl_file_name(&name)
+            } else {
+                Sector::parse_file_name(&name)
+            }
+        })
+        .filter(|(p, s)| p == rules.name() && s.is_sliding())
+        .map(|(_, s)| s)
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// `n` random canonical positions of `sectors`, each mapped by a random
+/// symmetry, with a random colour to move.
+fn sample(rules: &RuleSet, sectors: &[Sector], n: usize) -> Vec<Position> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let syms = rules.board().symmetries();
+    let indexes: Vec<_> = sectors.iter().map(|s| rules.indexer().sector(s.w as usize, s.b as usize)).collect();
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n && !indexes.is_empty() {
+        let index = &indexes[rng.below(indexes.len() as u64) as usize];
+        let Some((us, them)) = index.position(rng.below(index.len())) else {
+            continue;
+        };
+        let sym = &syms[rng.below(syms.len() as u64) as usize];
+        let color = if rng.next() & 1 == 0 { Color::White } else { Color::Black };
+        out.push(Position::from_relative(sym.apply(us), sym.apply(them), color, 0, 0));
+    }
+    out
+}
+
+/// Probes per second per thread of `probe` over `positions`, on `threads`
+/// threads at once (each probing every position): the median of `runs`.
+fn rate(positions: &[Position], threads: usize, runs: usize, probe: &(dyn Fn(&Position) -> u64 + Sync)) -> f64 {
+    let mut rates = Vec::new();
+    for _ in 0..runs {
+        let start = Instant::now();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    let mut sum = 0u64;
+                    for p in positions {
+                        sum = sum.wrapping_add(probe(black_box(p)));
+                    }
+                    black_box(sum);
+                });
+            }
+        });
+        rates.push(positions.len() as f64 / start.elapsed().as_secs_f64().max(1e-9));
+    }
+    median(rates)
+}
+
+/// Runs `morris bench-probe`.
+pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    let rules = args.rules.rule_set()?;
+    let dir = &args.db.db;
+    let sectors = sectors_in(dir, &rules, false)?;
+    if sectors.is_empty() {
+        anyhow::bail!("{} holds no sliding table of rule set `{}`", dir.display(), rules.name());
+    }
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let runs = args.runs.max(1);
+    let positions = sample(&rules, &sectors, args.positions.max(1));
+    // The first query goes to the largest table, whose checksum takes longest.
+    let largest = sectors
+        .iter()
+        .copied()
+        .max_by_key(|s| rules.indexer().sector(s.w as usize, s.b as usize).len())
+        .unwrap_or(sectors[0]);
+    let first = sample(&rules, &[largest], 1)[0];
+    writeln!(
+        out,
+        "{} positions sampled from {} tables ({}), {} runs each, median reported",
+        positions.len(),
+        sectors.len(),
+        sectors.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
+        runs
+    )?;
+
+    // Opening: a fresh database, its first query maps one table (the file
+    // is in the page cache after the first run).
+    for (what, verify) in [("with checksum check", true), ("without checksum check", false)] {
+        let mut times = Vec::new();
+        for _ in 0..runs {
+            let start = Instant::now();
+            let db = Database::open_with(dir, rules.clone(), ProbeOptions { verify_checksums: verify })?;
+            black_box(db.value(&first)?);
+            times.push(start.elapsed().as_secs_f64());
+        }
+        writeln!(
+            out,
+            "open + first query ({what}, table of sector {}): {:.3} ms",
+            first.sector(),
+            median(times) * 1e3
+        )?;
+    }
+
+    let db = Database::open(dir, rules.clone())?;
+    for p in &positions {
+        db.value(p)?; // maps every table, and checks every answer exists
+    }
+    let value = |p: &Position| db.value(p).map_or(u64::MAX, |v| v.to_entry() as u64);
+    let one = rate(&positions, 1, runs, &value);
+    let many = rate(&positions, threads, runs, &value);
+    writeln!(
+        out,
+        "value, warm: {:.2} M probes/s on 1 thread; {:.2} M probes/s per thread on {threads} threads at once ({:.2} M/s in all)",
+        one / 1e6,
+        many / 1e6,
+        many * threads as f64 / 1e6
+    )?;
+
+    if let Some(wdl_dir) = &args.wdl {
+        let wdl_sectors = sectors_in(wdl_dir, &rules, true)?;
+        let positions: Vec<Position> = positions.into_iter().filter(|p| wdl_sectors.contains(&p.sector())).collect();
+        if positions.is_empty() {
+            anyhow::bail!("{} holds no WDL file of the sampled sectors", wdl_dir.display());
+        }
+        let wdl = WdlDatabase::open(wdl_dir, rules.clone())?;
+        for p in &positions {
+            wdl.wdl(p)?;
+        }
+        let probe = |p: &Position| wdl.wdl(p).map_or(u64::MAX, |v| v.signum() as u64);
+        let one = rate(&positions, 1, runs, &probe);
+        let many = rate(&positions, threads, runs, &probe);
+        writeln!(
+            out,
+            "wdl, warm: {:.2} M probes/s on 1 thread; {:.2} M probes/s per thread on {threads} threads at once ({:.2} M/s in all)",
+            one / 1e6,
+            many / 1e6,
+            many * threads as f64 / 1e6
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

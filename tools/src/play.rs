@@ -1,0 +1,143 @@
+//! `morris play`: a game in the terminal against perfect play from a
+//! database. The board is drawn after every move; moves are typed in
+//! RULES.md notation; `value`, `moves`, `hint`, `help` and `quit` are
+//! commands.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use morris_db::{Color, Move, Position, Value};
+use morris_probe::Database;
+
+use crate::{DbArg, RulesArg};
+
+/// The colour the human plays.
+#[derive(Clone, Copy, ValueEnum)]
+enum Side {
+    /// White, who moves first.
+    White,
+    /// Black.
+    Black,
+}
+
+/// Arguments of `morris play`.
+#[derive(Args)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    rules: RulesArg,
+    #[command(flatten)]
+    db: DbArg,
+    /// The colour you play; the program plays the other perfectly.
+    #[arg(long = "as", value_enum, value_name = "COLOUR", default_value = "white")]
+    side: Side,
+    /// Start from this position instead of the start of the game, e.g.
+    /// `W:a4,a1,d3,g7 B:a7,d1,c4 w` (the database must hold its sector:
+    /// only the sliding phase is solved so far).
+    #[arg(long, value_name = "POSITION")]
+    from: Option<String>,
+}
+
+const HELP: &str = "type a move (`d6`, `d6-d5`, `d6-d5xb4`), or: value (the position's value), moves (the legal moves), hint (a best move), board, help, quit";
+
+/// Runs `morris play`, reading moves from standard input.
+pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    let rules = args.rules.rule_set()?;
+    let mut pos = match &args.from {
+        Some(text) => Position::parse(text, rules.board())?,
+        None => Position {
+            white: 0,
+            black: 0,
+            side_to_move: Color::White,
+            white_in_hand: rules.stones,
+            black_in_hand: rules.stones,
+        },
+    };
+    pos.validate(&rules)?;
+    let db = Database::open(&args.db.db, rules)?;
+    let rules = db.rules();
+    let board = rules.board();
+    let human = match args.side {
+        Side::White => Color::White,
+        Side::Black => Color::Black,
+    };
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "morris play: you are {human}, rule set {}. {HELP}.", rules.name())?;
+    writeln!(out, "\n{}", pos.diagram(board))?;
+    let mut ply = 0usize;
+    loop {
+        if pos.legal_moves(rules).is_empty() {
+            let loser = pos.side_to_move;
+            let why = if pos.us().count_ones() + (pos.us_in_hand() as u32) < 3 {
+                format!("{loser} is down to {} stones", pos.us().count_ones())
+            } else {
+                format!("{loser} cannot move")
+            };
+            let verdict = if loser == human { "you lose" } else { "you win" };
+            writeln!(out, "game over after {ply} plies: {why}; {verdict}.")?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        if pos.side_to_move != human {
+            let (mv, value) = db.best_move(&pos)?.context("the program has no move although the game is not over")?;
+            writeln!(out, "{} plays {} ({})", pos.side_to_move, mv.notation(board), describe(value, pos.side_to_move))?;
+            pos = play(&pos, mv, &mut ply);
+            writeln!(out, "\n{}", pos.diagram(board))?;
+            continue;
+        }
+        write!(out, "{human} to move> ")?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line).context("cannot read standard input")? == 0 {
+            writeln!(out, "\nend of input: game left unfinished.")?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        let command = line.trim();
+        match command.to_ascii_lowercase().as_str() {
+            "" => {}
+            "quit" | "exit" | "q" | "resign" => {
+                writeln!(out, "game left unfinished after {ply} plies.")?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            "help" | "?" => writeln!(out, "{HELP}")?,
+            "board" => writeln!(out, "{}", pos.diagram(board))?,
+            "value" => {
+                let v = db.value(&pos)?;
+                writeln!(out, "value: {v:?}, {}", describe(v, human))?;
+            }
+            "moves" => {
+                let mut names: Vec<String> = pos.legal_moves(rules).iter().map(|m| m.notation(board)).collect();
+                names.sort();
+                writeln!(out, "legal moves: {}", names.join(" "))?;
+            }
+            "hint" => {
+                if let Some((mv, v)) = db.best_move(&pos)? {
+                    writeln!(out, "hint: {} ({})", mv.notation(board), describe(v, human))?;
+                }
+            }
+            _ => match pos.parse_move(rules, command) {
+                Ok(mv) => {
+                    pos = play(&pos, mv, &mut ply);
+                    writeln!(out, "\n{}", pos.diagram(board))?;
+                }
+                Err(e) => writeln!(out, "{e}")?,
+            },
+        }
+    }
+}
+
+fn play(pos: &Position, mv: Move, ply: &mut usize) -> Position {
+    *ply += 1;
+    pos.play_unchecked(mv)
+}
+
+/// A value for `who` in words.
+fn describe(v: Value, who: Color) -> String {
+    match v {
+        Value::Win(n) => format!("{who} wins in {n} plies"),
+        Value::Loss(n) => format!("{who} loses in {n} plies"),
+        Value::Draw => "a draw".to_string(),
+    }
+}
