@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod malom;
+pub mod search;
 pub mod verify;
 pub mod wdl;
 
@@ -61,6 +62,9 @@ pub enum ProbeError {
     /// The position is not valid under the rule set.
     #[error("invalid position: {0}")]
     InvalidPosition(#[from] PositionError),
+    /// The query is not supported for this rule set yet.
+    #[error("not supported yet: {0}")]
+    Unsupported(String),
     /// The position cannot arise in a game (the opponent of the side to move
     /// already has fewer than 3 stones).
     #[error("not a position of a game: {0}")]

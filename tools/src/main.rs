@@ -10,6 +10,7 @@ mod export;
 mod line;
 mod perft;
 mod play;
+mod prove;
 mod query;
 mod replay;
 mod solve;
@@ -66,6 +67,11 @@ enum Command {
     /// Before solving it prints the estimated time, memory and disk, and
     /// refuses when they do not fit this machine.
     Value(value::ValueArgs),
+    /// The value of a position with stones in hand (default: the start) by
+    /// alpha-beta search over the placement phase, with the sliding tables
+    /// at the leaves (Gasser's method); --check compares with the placement
+    /// tables.
+    Prove(prove::ProveArgs),
     /// Time a fixed solving suite (median of several runs, with a
     /// one-thread baseline measured in the same run).
     Bench(bench::BenchArgs),
@@ -201,6 +207,7 @@ fn main() -> ExitCode {
         Command::Bestmove(a) => query::bestmove(a),
         Command::Show(a) => query::show(a),
         Command::Value(a) => value::run(a),
+        Command::Prove(a) => prove::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Perft(a) => perft::run(a),
