@@ -1,0 +1,389 @@
+//! The compact WDL export (`morris_db::wdl`) and its reader
+//! (`morris_probe::wdl::WdlDatabase`): every canonical position of a solved
+//! database reads back as the win, draw or loss of its DTM value, in at most
+//! 2 bits per position; damaged, misplaced and foreign files give typed
+//! errors naming the file; no reader panics on arbitrary bytes; two threads
+//! get the same answers as one.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use morris_db::table::{table_path, HEADER_SIZE};
+use morris_db::wdl::{export_table, payload_size, wdl_path, Wdl, WdlHeader, WdlTable, WDL_MAGIC};
+use morris_db::{Color, Position, RuleSet, Sector, Table, TableError};
+use morris_probe::wdl::WdlDatabase;
+use morris_probe::{Database, ProbeError, ProbeOptions};
+use morris_solver::{solve_sliding, SolveOptions};
+use proptest::prelude::*;
+
+const SECTORS: [(u8, u8); 3] = [(3, 3), (3, 4), (4, 3)];
+
+fn nine() -> RuleSet {
+    RuleSet::preset("nine").unwrap()
+}
+
+/// A solved database (`nine` up to 7 stones) and its WDL export, made once.
+struct Fixture {
+    dtm: tempfile::TempDir,
+    wdl: tempfile::TempDir,
+}
+
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let dtm = tempfile::tempdir().unwrap();
+        solve_sliding(&nine(), dtm.path(), &SolveOptions { max_stones: 7, progress: false }).unwrap();
+        let wdl = tempfile::tempdir().unwrap();
+        for (w, b) in SECTORS {
+            let s = Sector::sliding(w, b);
+            let t = Table::open(dtm.path(), &nine(), s, slots(s)).unwrap();
+            t.verify_checksum().unwrap();
+            export_table(&t, &wdl_path(wdl.path(), &nine(), s)).unwrap();
+        }
+        Fixture { dtm, wdl }
+    })
+}
+
+fn slots(s: Sector) -> u64 {
+    nine().indexer().sector(s.w as usize, s.b as usize).len()
+}
+
+fn copy_of_wdl() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in fs::read_dir(fixture().wdl.path()).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+fn wdl_file(dir: &Path, w: u8, b: u8) -> PathBuf {
+    wdl_path(dir, &nine(), Sector::sliding(w, b))
+}
+
+/// Every `step`-th canonical position of each sector, both colours to move.
+fn positions(step: usize) -> Vec<Position> {
+    let mut out = Vec::new();
+    for (w, b) in SECTORS {
+        let index = nine().indexer().sector(w as usize, b as usize);
+        for slot in (0..index.len()).step_by(step) {
+            if let Some((us, them)) = index.position(slot) {
+                let color = if slot % 2 == 0 { Color::White } else { Color::Black };
+                out.push(Position::from_relative(us, them, color, 0, 0));
+            }
+        }
+    }
+    out
+}
+
+fn a_position() -> Position {
+    Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", nine().board()).unwrap()
+}
+
+#[test]
+fn every_position_reads_back_as_its_dtm_value() {
+    let f = fixture();
+    for (w, b) in SECTORS {
+        let s = Sector::sliding(w, b);
+        let dtm = Table::open(f.dtm.path(), &nine(), s, slots(s)).unwrap();
+        let wdl = WdlTable::open(f.wdl.path(), &nine(), s, slots(s)).unwrap();
+        wdl.verify_checksum().unwrap();
+        let h = wdl.header();
+        let d = dtm.header();
+        assert_eq!((h.wins, h.losses, h.draws), (d.wins, d.losses, d.draws));
+        assert_eq!(h.source_checksum, d.payload_checksum);
+        for slot in 0..slots(s) {
+            if let Some(v) = dtm.value(slot) {
+                assert_eq!(wdl.wdl(slot), Some(Wdl::from(v)), "{s} slot {slot}");
+            }
+        }
+        assert_eq!(wdl.wdl(slots(s)), None);
+    }
+}
+
+#[test]
+fn at_most_two_bits_per_position() {
+    let f = fixture();
+    let (mut bytes, mut positions) = (0u64, 0u64);
+    for (w, b) in SECTORS {
+        let s = Sector::sliding(w, b);
+        let size = fs::metadata(wdl_file(f.wdl.path(), w, b)).unwrap().len();
+        assert_eq!(size, HEADER_SIZE as u64 + payload_size(slots(s)).unwrap());
+        bytes += size - HEADER_SIZE as u64;
+        positions += Table::open(f.dtm.path(), &nine(), s, slots(s)).unwrap().header().canonical_positions;
+    }
+    let bits = 8.0 * bytes as f64 / positions as f64;
+    // 1.6 bits per slot; 3-3's index has 1.24 slots per position.
+    assert!(bits <= 2.0, "{bits:.3} bits per position");
+}
+
+#[test]
+fn the_database_agrees_with_the_dtm_database() {
+    let f = fixture();
+    let dtm = Database::open(f.dtm.path(), nine()).unwrap();
+    let wdl = WdlDatabase::open(f.wdl.path(), nine()).unwrap();
+    for p in positions(97) {
+        assert_eq!(wdl.wdl(&p).unwrap(), Wdl::from(dtm.value(&p).unwrap()), "{}", p.to_text(nine().board()));
+    }
+    for p in positions(4099) {
+        let a: Vec<_> = dtm.analyze(&p).unwrap().into_iter().map(|(m, v)| (m, Wdl::from(v))).collect();
+        let mut b = wdl.analyze(&p).unwrap();
+        // Same moves, same values; both best first.
+        assert!(b.windows(2).all(|w| w[0].1 >= w[1].1));
+        let mut a2 = a.clone();
+        let key = |x: &(morris_db::Move, Wdl)| x.0.notation(nine().board());
+        a2.sort_by_key(key);
+        b.sort_by_key(key);
+        assert_eq!(a2, b);
+    }
+    assert_eq!(wdl.wdl(&a_position()).unwrap(), Wdl::Draw);
+    // A side to move down to 2 stones has lost; an opponent down to 2 is
+    // not a position of a game.
+    let two = Position::parse("W:a4,a1 B:a7,d1,c4 w", nine().board()).unwrap();
+    assert_eq!(wdl.wdl(&two).unwrap(), Wdl::Loss);
+    let after = Position::parse("W:a4,a1,d3 B:a7,d1 w", nine().board()).unwrap();
+    assert!(matches!(wdl.wdl(&after), Err(ProbeError::Unreachable(_))));
+}
+
+#[test]
+fn two_threads_answer_as_one() {
+    let dir = copy_of_wdl();
+    let wdl = WdlDatabase::open(dir.path(), nine()).unwrap();
+    let ps = positions(31);
+    let one: Vec<Wdl> = ps.iter().map(|p| wdl.wdl(p).unwrap()).collect();
+    let (a, b) = ps.split_at(ps.len() / 2);
+    let two: Vec<Wdl> = std::thread::scope(|s| {
+        let h1 = s.spawn(|| a.iter().map(|p| wdl.wdl(p).unwrap()).collect::<Vec<_>>());
+        let h2 = s.spawn(|| b.iter().map(|p| wdl.wdl(p).unwrap()).collect::<Vec<_>>());
+        let mut v = h1.join().unwrap();
+        v.extend(h2.join().unwrap());
+        v
+    });
+    assert_eq!(one, two);
+}
+
+#[test]
+fn exporting_again_gives_the_same_bytes() {
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let s = Sector::sliding(3, 4);
+    let t = Table::open(f.dtm.path(), &nine(), s, slots(s)).unwrap();
+    let path = wdl_path(dir.path(), &nine(), s);
+    export_table(&t, &path).unwrap();
+    assert_eq!(fs::read(&path).unwrap(), fs::read(wdl_file(f.wdl.path(), 3, 4)).unwrap());
+    let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file stays behind: {leftovers:?}");
+}
+
+/// The error of probing `a_position()` (sector 3-3) in `dir`, checksums on.
+fn probe_error(dir: &Path) -> ProbeError {
+    WdlDatabase::open(dir, nine()).unwrap().wdl(&a_position()).expect_err("a damaged file must be refused")
+}
+
+fn corrupt_field(e: &ProbeError) -> &'static str {
+    match e {
+        ProbeError::Table(TableError::Corrupt { field, .. }) => field,
+        other => panic!("expected a corrupt-file error, got {other:?}"),
+    }
+}
+
+fn names(e: &ProbeError, file: &str) {
+    assert!(e.to_string().contains(file), "`{e}` does not name {file}");
+}
+
+#[test]
+fn a_missing_file_is_named_with_a_hint() {
+    let dir = copy_of_wdl();
+    fs::remove_file(wdl_file(dir.path(), 3, 3)).unwrap();
+    let e = probe_error(dir.path());
+    assert!(matches!(e, ProbeError::MissingTable { sector, .. } if sector == Sector::sliding(3, 3)), "{e:?}");
+    names(&e, "nine_3_3_0_0.mwdl");
+    assert!(e.to_string().contains("export-wdl"), "{e}");
+}
+
+#[test]
+fn a_truncated_or_extended_file_is_refused() {
+    let damages: [fn(&mut Vec<u8>); 3] = [|b| b.truncate(b.len() - 1), |b| b.push(0), |b| b.truncate(100)];
+    for damage in damages {
+        let dir = copy_of_wdl();
+        let path = wdl_file(dir.path(), 3, 3);
+        let mut bytes = fs::read(&path).unwrap();
+        damage(&mut bytes);
+        fs::write(&path, &bytes).unwrap();
+        let e = probe_error(dir.path());
+        assert_eq!(corrupt_field(&e), "file size");
+        names(&e, "nine_3_3_0_0.mwdl");
+    }
+}
+
+#[test]
+fn every_flipped_header_bit_is_refused() {
+    let good = fs::read(wdl_file(fixture().wdl.path(), 3, 3)).unwrap();
+    let dir = copy_of_wdl();
+    let path = wdl_file(dir.path(), 3, 3);
+    for bit in 0..HEADER_SIZE * 8 {
+        let mut bytes = good.clone();
+        bytes[bit / 8] ^= 1 << (bit % 8);
+        fs::write(&path, &bytes).unwrap();
+        let e = probe_error(dir.path());
+        let field = corrupt_field(&e);
+        assert!(["magic", "version", "header checksum"].contains(&field), "bit {bit}: {e}");
+        names(&e, "nine_3_3_0_0.mwdl");
+    }
+}
+
+#[test]
+fn a_flipped_payload_bit_fails_the_checksum() {
+    let good = fs::read(wdl_file(fixture().wdl.path(), 3, 3)).unwrap();
+    let dir = copy_of_wdl();
+    let path = wdl_file(dir.path(), 3, 3);
+    for offset in [HEADER_SIZE, HEADER_SIZE + 1000, good.len() - 1] {
+        let mut bytes = good.clone();
+        bytes[offset] ^= 0x10;
+        fs::write(&path, &bytes).unwrap();
+        let e = probe_error(dir.path());
+        assert_eq!(corrupt_field(&e), "payload checksum", "{e}");
+    }
+}
+
+#[test]
+fn files_of_another_sector_or_rule_set_or_format_are_refused() {
+    // Another sector renamed into place.
+    let dir = copy_of_wdl();
+    fs::copy(wdl_file(dir.path(), 4, 3), wdl_file(dir.path(), 3, 3)).unwrap();
+    let e = probe_error(dir.path());
+    assert!(
+        matches!(
+            &e,
+            ProbeError::Table(TableError::SectorMismatch { .. }) | ProbeError::Table(TableError::Corrupt { .. })
+        ),
+        "{e:?}"
+    );
+    names(&e, "nine_3_3_0_0.mwdl");
+
+    // Another rule set: the header's fingerprint is not ours.
+    let dir = copy_of_wdl();
+    let path = wdl_file(dir.path(), 3, 3);
+    let bytes = fs::read(&path).unwrap();
+    let mut h = WdlHeader::decode(&bytes, &path).unwrap();
+    h.rules_fingerprint = RuleSet::preset("nine-noflying").unwrap().fingerprint();
+    h.rules_name = "nine-noflying".into();
+    let mut resealed = h.encode().to_vec();
+    resealed.extend_from_slice(&bytes[HEADER_SIZE..]);
+    fs::write(&path, &resealed).unwrap();
+    let e = probe_error(dir.path());
+    assert!(matches!(e, ProbeError::Table(TableError::RuleSetMismatch { .. })), "{e:?}");
+    names(&e, "nine_3_3_0_0.mwdl");
+
+    // A DTM table renamed to a WDL name: the magic says what it is.
+    let dir = copy_of_wdl();
+    fs::copy(table_path(fixture().dtm.path(), &nine(), Sector::sliding(3, 3)), wdl_file(dir.path(), 3, 3)).unwrap();
+    let e = probe_error(dir.path());
+    assert_eq!(corrupt_field(&e), "magic");
+    assert!(e.to_string().contains("DTM table"), "{e}");
+}
+
+#[test]
+fn a_directory_in_place_of_a_file_is_an_error() {
+    let dir = copy_of_wdl();
+    let path = wdl_file(dir.path(), 3, 3);
+    fs::remove_file(&path).unwrap();
+    fs::create_dir(&path).unwrap();
+    let e = probe_error(dir.path());
+    assert!(matches!(e, ProbeError::Table(_)), "{e:?}");
+    names(&e, "nine_3_3_0_0.mwdl");
+}
+
+fn real_prefix() -> &'static [u8] {
+    static P: OnceLock<Vec<u8>> = OnceLock::new();
+    P.get_or_init(|| fs::read(wdl_file(fixture().wdl.path(), 3, 3)).unwrap()[..HEADER_SIZE + 64].to_vec())
+}
+
+/// Every reader, on a file holding `bytes`: none may panic.
+fn read_everything(bytes: &[u8]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = wdl_file(dir.path(), 3, 3);
+    fs::write(&path, bytes).unwrap();
+    let _ = WdlHeader::decode(bytes, &path);
+    if let Ok(t) = WdlTable::open_unchecked(&path) {
+        let _ = t.verify_checksum();
+        let n = t.header().entry_count;
+        for slot in [0, 1, 4, 5, n / 2, n.saturating_sub(1), n, n.saturating_add(1), u64::MAX] {
+            let _ = t.wdl(slot);
+        }
+    }
+    for verify_checksums in [true, false] {
+        let db = WdlDatabase::open_with(dir.path(), nine(), ProbeOptions { verify_checksums }).unwrap();
+        let _ = db.wdl(&a_position());
+        let _ = db.analyze(&a_position());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn decode_never_panics_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+        let _ = WdlHeader::decode(&bytes, Path::new("arbitrary.mwdl"));
+        read_everything(&bytes);
+    }
+
+    #[test]
+    fn decode_never_panics_past_the_magic(rest in proptest::collection::vec(any::<u8>(), 0..300)) {
+        let mut bytes = WDL_MAGIC.to_vec();
+        bytes.extend_from_slice(&1u32.to_le_bytes());
+        bytes.extend_from_slice(&rest);
+        read_everything(&bytes);
+    }
+
+    #[test]
+    fn mutated_real_files_never_panic(
+        mutations in proptest::collection::vec((0usize..HEADER_SIZE + 64, any::<u8>()), 1..8),
+        cut in prop_oneof![Just(None), (0usize..300).prop_map(Some)],
+    ) {
+        let mut bytes = real_prefix().to_vec();
+        for (i, v) in mutations {
+            bytes[i] = v;
+        }
+        if let Some(c) = cut {
+            bytes.truncate(c);
+        }
+        read_everything(&bytes);
+    }
+
+    #[test]
+    fn resealed_real_headers_never_panic(
+        fields in proptest::collection::vec((0usize..10, any::<u64>()), 1..4),
+        tail in 0usize..200,
+        fill in any::<u8>(),
+    ) {
+        // Header fields changed behind a correct header checksum, and an
+        // arbitrary payload length and content.
+        let mut h = WdlHeader::decode(real_prefix(), Path::new("real.mwdl")).unwrap();
+        for (field, v) in fields {
+            match field {
+                0 => h.entry_count = v,
+                1 => h.entry_count = v % 1000,
+                2 => h.canonical_positions = v,
+                3 => h.wins = v,
+                4 => h.draws = v,
+                5 => h.payload_checksum = v,
+                6 => h.sector.w = v as u8,
+                7 => h.rules_fingerprint = v,
+                8 => h.rules_name = format!("{v:x}"),
+                _ => {
+                    // Consistent counts and a size that matches: it opens.
+                    h.entry_count = 5 * tail as u64;
+                    h.canonical_positions = (v % 100).min(h.entry_count);
+                    h.wins = h.canonical_positions;
+                    h.losses = 0;
+                    h.draws = 0;
+                }
+            }
+        }
+        let mut bytes = h.encode().to_vec();
+        bytes.resize(HEADER_SIZE + tail, fill);
+        read_everything(&bytes);
+    }
+}
