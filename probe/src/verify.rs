@@ -390,7 +390,7 @@ impl Verifier {
             let position =
                 || Position::from_relative(us, them, Color::White, sector.wh, sector.bh).to_text(self.rules.board());
             let board = self.rules.board();
-            if self.rules.line_wins && board.mills().iter().any(|&m| us & m == m) {
+            if self.rules.line_wins && self.rules.has_line(us) {
                 // The side to move has a line: not a position of a game
                 // (a line ends it), stored as padding.
                 if let Some(v) = table.value(slot) {
@@ -555,7 +555,7 @@ impl Verifier {
     fn derive(&self, us: Bitboard, them: Bitboard, sector: Sector, successors: &Successors) -> Result<Derived, String> {
         let rules = &self.rules;
         let board = rules.board();
-        let has_line = |set: Bitboard| board.mills().iter().any(|&m| set & m == m);
+        let has_line = |set: Bitboard| rules.has_line(set);
         if us.count_ones() + (sector.wh as u32) < 3 || (rules.line_wins && has_line(them)) {
             return Ok(Derived { value: Value::Loss(0), witness: None });
         }
@@ -610,7 +610,7 @@ impl Verifier {
             };
             match child {
                 Value::Loss(n) => {
-                    if shortest_loss.map_or(true, |(_, m)| n < m) {
+                    if !matches!(shortest_loss, Some((_, m)) if m <= n) {
                         shortest_loss = Some((mv, n));
                     }
                 }
@@ -618,14 +618,14 @@ impl Verifier {
                     draw.get_or_insert(mv);
                 }
                 Value::Win(n) => {
-                    if longest_win.map_or(true, |(_, m)| n > m) {
+                    if !matches!(longest_win, Some((_, m)) if m >= n) {
                         longest_win = Some((mv, n));
                     }
                 }
             }
         });
         // A win in one needs no table; anything else needs every successor.
-        if let Some(p) = problem.filter(|_| shortest_loss.map_or(true, |(_, n)| n > 0)) {
+        if let Some(p) = problem.filter(|_| !matches!(shortest_loss, Some((_, 0)))) {
             return Err(p);
         }
         Ok(if let Some((mv, n)) = shortest_loss {

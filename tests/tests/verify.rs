@@ -323,3 +323,49 @@ proptest! {
         prop_assert_eq!(r.is_ok(), e == before, "{:?}", r.faults);
     }
 }
+
+/// Verifies every table of `dir`; returns the tables and positions checked.
+fn verify_all(dir: &Path, rules: &RuleSet) -> (usize, u64) {
+    let v = Verifier::new(dir, rules.clone());
+    let sectors = v.sectors().unwrap();
+    let mut positions = 0;
+    for &s in &sectors {
+        let r = v.verify(s, &|_| {});
+        assert!(r.is_ok(), "{} {s}: {:?}", rules.name(), r.faults);
+        positions += r.positions;
+    }
+    (sectors.len(), positions)
+}
+
+#[test]
+fn whole_games_with_placement_and_lines_pass() {
+    for preset in ["three", "three-nodiagonal", "six"] {
+        let rules = RuleSet::preset(preset).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        morris_solver::solve_all(&rules, dir.path(), false).unwrap();
+        let (tables, positions) = verify_all(dir.path(), &rules);
+        assert!(tables > 5 && positions > 0, "{preset}: {tables} tables, {positions} positions");
+        if preset == "six" {
+            // A changed placement value is caught too: the first win of
+            // the sector where White has placed two stones and Black one.
+            let sector = Sector { w: 1, b: 2, wh: 4, bh: 4 };
+            let index = rules.indexer().sector(1, 2);
+            let t = Table::open(dir.path(), &rules, sector, index.len()).unwrap();
+            let mut e: Vec<u16> = (0..index.len()).map(|s| t.entry(s).unwrap()).collect();
+            drop(t);
+            let slot = e.iter().position(|&x| Value::from_entry(x).is_some()).unwrap();
+            let old = Value::from_entry(e[slot]).unwrap();
+            let new = if old == Value::Draw { Value::Win(3) } else { Value::Draw };
+            e[slot] = new.to_entry();
+            let header = TableHeader::for_entries(&rules, sector, &e);
+            write_table(&table_path(dir.path(), &rules, sector), &header, &e).unwrap();
+            let r = Verifier::new(dir.path(), rules.clone()).verify(sector, &|_| {});
+            assert!(
+                r.faults.iter().any(|f| matches!(f, Fault::Value { slot: s, stored, derived, .. }
+                    if *s == slot as u64 && *stored == new && *derived == old)),
+                "{:?}",
+                r.faults
+            );
+        }
+    }
+}

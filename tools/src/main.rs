@@ -91,8 +91,8 @@ enum Command {
     /// The principal line: best moves for both sides to the end of a won
     /// or lost game (a few plies of a draw).
     Line(line::LineArgs),
-    /// Write compact WDL files (2 bits per position, no distance to mate)
-    /// of a database's tables.
+    /// Write compact WDL files (win/draw/loss only, 1.6 bits per slot, no
+    /// distance to mate) of a database's tables, for distribution.
     ExportWdl(export::ExportWdlArgs),
     /// Time the probe: opening a database and answering a first query, and
     /// warm probes per second per thread.
