@@ -1,6 +1,8 @@
 //! End-to-end tests of the workspace, and a deliberately simple reference
-//! solver (module `reference`) that the real solver is checked against.
+//! solver (module `reference`) that the real solver is checked against, and
+//! one for complete games of small rule sets (module `reference_game`).
 
 pub mod reference;
+pub mod reference_game;
 
 pub use reference::{ref_children, solve_nine_small, RefValue, REF_POINTS};

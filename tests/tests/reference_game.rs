@@ -1,0 +1,179 @@
+//! The real solver (`morris_solver::solve_all`, probed through
+//! `morris_probe::Database`) agrees position by position with the
+//! independent reference solver of complete games
+//! (`morris_tests::reference_game`) on small rule sets: `three`,
+//! `three-nodiagonal`, and the 16-point board with 4 stones per player
+//! (`six` and `six-flying`). Every position of the reference (every hand
+//! combination of the placement phase and the sliding phase, each side with
+//! at least 3 stones on board plus hand but for the side to move, which may
+//! have 2) is probed: win, loss or draw, and the DTM of every win and loss.
+//! Sliding positions are probed with White and with Black to move.
+//!
+//! Positions are carried from the reference's bit order to the database's
+//! by point names.
+
+use std::time::Instant;
+
+use morris_db::{Color, Overrides, Position, RuleSet, Value};
+use morris_probe::Database;
+use morris_solver::solve_all;
+use morris_tests::reference_game::{solve_game, RefGame, RefPos, RefValue};
+use rayon::prelude::*;
+
+/// The board data of the reference and of `morris-db` agree by point names
+/// (adjacency and mills), so a disagreement below is about play.
+fn check_board(game: &RefGame, rules: &RuleSet) {
+    let board = rules.board();
+    assert_eq!(board.len(), game.points.len(), "{}: number of points", game.name);
+    let to_ref = |set: u32| {
+        (0..board.len() as u8).filter(|&p| set & (1 << p) != 0).fold(0, |a, p| a | game.bit(board.point_name(p)))
+    };
+    let mut db_mills: Vec<u32> = board.mills().iter().map(|&m| to_ref(m)).collect();
+    let mut ref_mills: Vec<u32> = game.mills().to_vec();
+    db_mills.sort_unstable();
+    ref_mills.sort_unstable();
+    assert_eq!(db_mills, ref_mills, "{}: mills", game.name);
+    for p in 0..board.len() as u8 {
+        let name = board.point_name(p);
+        let i = game.bit(name).trailing_zeros() as usize;
+        assert_eq!(to_ref(board.adjacent(p)), game.adjacent(i), "{}: points adjacent to {name}", game.name);
+    }
+}
+
+/// Solves `rules` completely with the real solver and compares every
+/// position of the reference solution of `game`; returns the reference
+/// solution's value of the start position.
+fn agree(rules: RuleSet, game: RefGame) -> RefValue {
+    check_board(&game, &rules);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let t = Instant::now();
+    let report = solve_all(&rules, dir.path(), false).expect("real solver");
+    eprintln!(
+        "{}: real solver: {} tables, {} positions, {:.1} s",
+        rules.name(),
+        report.solved.len(),
+        report.positions,
+        t.elapsed().as_secs_f64()
+    );
+
+    let t = Instant::now();
+    let solution = solve_game(&game);
+    eprintln!(
+        "{}: reference: {} positions, {} plies, {:.1} s",
+        rules.name(),
+        solution.positions.len(),
+        solution.plies,
+        t.elapsed().as_secs_f64()
+    );
+    let (mut wins, mut losses, mut draws, mut longest, mut over) = (0, 0, 0, 0, 0);
+    for (&p, &v) in solution.positions.iter().zip(&solution.values) {
+        match v {
+            RefValue::Win(n) => (wins, longest) = (wins + 1, longest.max(n)),
+            RefValue::Loss(n) => (losses, longest) = (losses + 1, longest.max(n)),
+            RefValue::Draw => draws += 1,
+        }
+        over += game.is_over(p) as usize;
+    }
+    eprintln!(
+        "{}: reference: {wins} wins, {losses} losses, {draws} draws, longest {longest} plies; \
+         {over} positions where the game is over (side to move below 3 stones or facing a line)",
+        rules.name()
+    );
+    let start = solution.get(game.start()).expect("start position");
+    eprintln!("{}: reference start value {start:?}", rules.name());
+
+    // Reference bit i is the database point named game.points[i].
+    let to_db: Vec<u32> = game
+        .points
+        .iter()
+        .map(|&name| 1u32 << rules.board().point(name).unwrap_or_else(|| panic!("point {name}")))
+        .collect();
+    let convert = |set: u32| (0..to_db.len()).filter(|&i| set & (1 << i) != 0).fold(0, |a, i| a | to_db[i]);
+
+    let db = Database::open(dir.path(), rules.clone()).expect("open database");
+    let t = Instant::now();
+    let (probes, mut mismatches): (usize, Vec<String>) = solution
+        .positions
+        .par_iter()
+        .zip(solution.values.par_iter())
+        .map(|(&p, &expected)| {
+            let sides: &[Color] = if p.us_hand == 0 && p.them_hand == 0 {
+                &[Color::White, Color::Black]
+            } else if p.white_to_move() {
+                &[Color::White]
+            } else {
+                &[Color::Black]
+            };
+            let mut wrong = Vec::new();
+            for &side in sides {
+                let pos = Position::from_relative(convert(p.us), convert(p.them), side, p.us_hand, p.them_hand);
+                let got = db.value(&pos);
+                let agrees = matches!(
+                    (expected, &got),
+                    (RefValue::Win(a), Ok(Value::Win(b))) | (RefValue::Loss(a), Ok(Value::Loss(b))) if a == *b
+                ) || matches!((expected, &got), (RefValue::Draw, Ok(Value::Draw)));
+                if !agrees {
+                    wrong.push(format!("{}: reference {expected:?}, solver {got:?}", pos.to_text(rules.board())));
+                }
+            }
+            (sides.len(), wrong)
+        })
+        .reduce(
+            || (0, Vec::new()),
+            |(n, mut a), (m, b)| {
+                a.extend(b);
+                (n + m, a)
+            },
+        );
+    eprintln!("{}: compared {probes} probes in {:.1} s", rules.name(), t.elapsed().as_secs_f64());
+    mismatches.sort();
+    assert!(
+        mismatches.is_empty(),
+        "{}: {} of {probes} probes disagree, e.g.:\n{}",
+        rules.name(),
+        mismatches.len(),
+        mismatches[..mismatches.len().min(20)].join("\n")
+    );
+    assert!(probes > solution.positions.len(), "{}: every position probed", rules.name());
+    start
+}
+
+fn with_stones(preset: &str, stones: u8) -> RuleSet {
+    RuleSet::custom(preset, &Overrides { stones: Some(stones), ..Default::default() }).expect("custom rule set")
+}
+
+#[test]
+fn three_mens_morris_agrees_with_the_reference() {
+    let start = agree(RuleSet::preset("three").unwrap(), RefGame::three(true));
+    assert!(matches!(start, RefValue::Win(_)), "{start:?}");
+    // The reference alone: only the centre wins, corners draw, edges lose.
+    let game = RefGame::three(true);
+    let solution = solve_game(&game);
+    for (point, expected) in [("b2", 'w'), ("a1", 'd'), ("c3", 'd'), ("a2", 'l'), ("b3", 'l')] {
+        let after = RefPos { us: 0, them: game.bit(point), us_hand: 3, them_hand: 2 };
+        // The value for Black, to move after White's first stone.
+        let v = solution.get(after).expect("position after a first move");
+        let got = match v {
+            RefValue::Loss(_) => 'w',
+            RefValue::Draw => 'd',
+            RefValue::Win(_) => 'l',
+        };
+        assert_eq!(got, expected, "White opens on {point}: Black's value {v:?}");
+    }
+}
+
+#[test]
+fn three_mens_morris_without_diagonals_agrees_with_the_reference() {
+    let start = agree(RuleSet::preset("three-nodiagonal").unwrap(), RefGame::three(false));
+    assert_eq!(start, RefValue::Draw);
+}
+
+#[test]
+fn six_with_four_stones_agrees_with_the_reference() {
+    agree(with_stones("six", 4), RefGame::sixteen(4, false));
+}
+
+#[test]
+fn six_flying_with_four_stones_agrees_with_the_reference() {
+    agree(with_stones("six-flying", 4), RefGame::sixteen(4, true));
+}
