@@ -42,10 +42,7 @@ impl Board {
     pub fn from_lines(name: &'static str, names: &[&'static str], lines: &[&[&str]]) -> Board {
         assert!(names.len() <= MAX_POINTS, "board {name}: too many points");
         let find = |n: &str| -> usize {
-            names
-                .iter()
-                .position(|&p| p == n)
-                .unwrap_or_else(|| panic!("board {name}: unknown point {n} in a line"))
+            names.iter().position(|&p| p == n).unwrap_or_else(|| panic!("board {name}: unknown point {n} in a line"))
         };
         let mut adjacency = vec![0 as Bitboard; names.len()];
         let mut mills = Vec::new();
@@ -59,23 +56,9 @@ impl Board {
                 mills.push(pts.iter().fold(0, |m, &p| m | (1 << p)));
             }
         }
-        let mills_through = (0..names.len())
-            .map(|p| {
-                mills
-                    .iter()
-                    .copied()
-                    .filter(|m| m & (1 << p) != 0)
-                    .collect()
-            })
-            .collect();
-        let mut board = Board {
-            name,
-            names: names.to_vec(),
-            adjacency,
-            mills,
-            mills_through,
-            symmetries: Vec::new(),
-        };
+        let mills_through =
+            (0..names.len()).map(|p| mills.iter().copied().filter(|m| m & (1 << p) != 0).collect()).collect();
+        let mut board = Board { name, names: names.to_vec(), adjacency, mills, mills_through, symmetries: Vec::new() };
         board.symmetries = derive_symmetries(&board);
         board
     }
@@ -88,8 +71,8 @@ impl Board {
     /// ring from c4.
     pub fn twenty_four(diagonals: bool) -> Board {
         const NAMES: [&str; 24] = [
-            "a4", "a7", "d7", "g7", "g4", "g1", "d1", "a1", "b4", "b6", "d6", "f6", "f4", "f2",
-            "d2", "b2", "c4", "c5", "d5", "e5", "e4", "e3", "d3", "c3",
+            "a4", "a7", "d7", "g7", "g4", "g1", "d1", "a1", "b4", "b6", "d6", "f6", "f4", "f2", "d2", "b2", "c4", "c5",
+            "d5", "e5", "e4", "e3", "d3", "c3",
         ];
         let mut lines: Vec<&[&str]> = vec![
             &["a7", "d7", "g7"],
@@ -117,21 +100,15 @@ impl Board {
                 &["a1", "b2", "c3"],
             ]);
         }
-        let name = if diagonals {
-            "24-point board with diagonals"
-        } else {
-            "24-point board"
-        };
+        let name = if diagonals { "24-point board with diagonals" } else { "24-point board" };
         Board::from_lines(name, &NAMES, &lines)
     }
 
     /// The 16-point board of Six Men's Morris: the 24-point board without its
     /// outer ring; spokes of two points are lines but not mills.
     pub fn sixteen() -> Board {
-        const NAMES: [&str; 16] = [
-            "b4", "b6", "d6", "f6", "f4", "f2", "d2", "b2", "c4", "c5", "d5", "e5", "e4", "e3",
-            "d3", "c3",
-        ];
+        const NAMES: [&str; 16] =
+            ["b4", "b6", "d6", "f6", "f4", "f2", "d2", "b2", "c4", "c5", "d5", "e5", "e4", "e3", "d3", "c3"];
         let lines: [&[&str]; 12] = [
             &["b6", "d6", "f6"],
             &["f6", "f4", "f2"],
@@ -164,11 +141,7 @@ impl Board {
         if diagonals {
             lines.extend_from_slice(&[&["a1", "b2", "c3"], &["c1", "b2", "a3"]]);
         }
-        let name = if diagonals {
-            "9-point board with diagonals"
-        } else {
-            "9-point board"
-        };
+        let name = if diagonals { "9-point board with diagonals" } else { "9-point board" };
         Board::from_lines(name, &NAMES, &lines)
     }
 
@@ -208,10 +181,7 @@ impl Board {
 
     /// The point with this name, if any.
     pub fn point(&self, name: &str) -> Option<Point> {
-        self.names
-            .iter()
-            .position(|&n| n == name)
-            .map(|p| p as Point)
+        self.names.iter().position(|&n| n == name).map(|p| p as Point)
     }
 
     /// The points adjacent to `p`.
@@ -236,15 +206,12 @@ impl Board {
     #[inline]
     pub fn closes_mill(&self, stones: Bitboard, p: Point) -> bool {
         let with = stones | (1 << p);
-        self.mills_through(p).iter().any(|&m| with & m == m)
+        self.mills_through(p).iter().any(|&m| m & !with == 0)
     }
 
     /// The stones of `stones` that stand in at least one complete mill.
     pub fn stones_in_mills(&self, stones: Bitboard) -> Bitboard {
-        self.mills
-            .iter()
-            .filter(|&&m| stones & m == m)
-            .fold(0, |acc, &m| acc | m)
+        self.mills.iter().filter(|&&m| stones & m == m).fold(0, |acc, &m| acc | m)
     }
 
     /// The board's symmetries (permutations of the points that keep adjacency

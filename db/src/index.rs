@@ -114,12 +114,7 @@ impl OrbitTable {
                 set = (((r ^ set) >> 2) / c) | r;
             }
         }
-        OrbitTable {
-            by_colex,
-            representatives,
-            stabiliser_start,
-            stabiliser_syms,
-        }
+        OrbitTable { by_colex, representatives, stabiliser_start, stabiliser_syms }
     }
 
     /// Number of orbits.
@@ -147,8 +142,7 @@ impl OrbitTable {
     /// The non-identity symmetries that fix representative `o`.
     #[inline]
     pub fn stabiliser(&self, o: usize) -> &[u8] {
-        &self.stabiliser_syms
-            [self.stabiliser_start[o] as usize..self.stabiliser_start[o + 1] as usize]
+        &self.stabiliser_syms[self.stabiliser_start[o] as usize..self.stabiliser_start[o + 1] as usize]
     }
 }
 
@@ -261,8 +255,7 @@ impl SectorIndex {
         for &g in self.orbits.stabiliser(orbit) {
             best = best.min(syms[g as usize].apply(mapped));
         }
-        orbit as u64 * self.opponent_sets
-            + rank_among_empty(self.orbits.representative(orbit), best)
+        orbit as u64 * self.opponent_sets + rank_among_empty(self.orbits.representative(orbit), best)
     }
 
     /// Slots per orbit of the side to move's stone set: `C(n - w, b)`.
@@ -353,6 +346,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn colex_round_trip() {
         for k in 0..6 {
             for r in 0..BINOMIAL[12][k] {

@@ -22,8 +22,8 @@ pub mod value;
 pub mod wdl;
 
 pub use board::{Bitboard, Board, Point, Points};
-pub use index::{Indexer, SectorIndex};
 pub use fen::FenError;
+pub use index::{Indexer, SectorIndex};
 pub use moves::{Move, MoveError, Outcome};
 pub use position::{Color, Position, PositionError};
 pub use rules::{Overrides, RuleSet, RulesError, UnknownPreset};

@@ -62,7 +62,9 @@ pub enum PositionError {
     #[error("point {0} is listed twice")]
     Duplicate(String),
     /// A player has more stones than the rule set gives.
-    #[error("{color} has {on_board} stones on the board and {in_hand} in hand, more than the {max} of rule set `{rules}`")]
+    #[error(
+        "{color} has {on_board} stones on the board and {in_hand} in hand, more than the {max} of rule set `{rules}`"
+    )]
     TooManyStones {
         /// The player.
         color: Color,
@@ -171,10 +173,7 @@ impl Position {
     /// [`PositionError::Overlap`] for bad point lists. Stone counts are
     /// checked by [`Position::validate`].
     pub fn parse(text: &str, board: &Board) -> Result<Position, PositionError> {
-        let syntax = |why: &str| PositionError::Syntax {
-            text: text.to_string(),
-            why: why.to_string(),
-        };
+        let syntax = |why: &str| PositionError::Syntax { text: text.to_string(), why: why.to_string() };
         let tokens: Vec<&str> = text.split_whitespace().collect();
         let (mut white, mut black, mut side) = (None, None, None);
         let mut hands = Vec::new();
@@ -196,11 +195,7 @@ impl Position {
                 if white.is_none() || black.is_none() {
                     return Err(syntax("the side to move must follow `W:...` and `B:...`"));
                 }
-                side = Some(if *tok == "w" {
-                    Color::White
-                } else {
-                    Color::Black
-                });
+                side = Some(if *tok == "w" { Color::White } else { Color::Black });
             } else if let Ok(n) = tok.parse::<u8>() {
                 if side.is_none() {
                     return Err(syntax("stones in hand must follow the side to move"));
@@ -216,22 +211,12 @@ impl Position {
         let (white_in_hand, black_in_hand) = match hands.as_slice() {
             [] => (0, 0),
             [w, b] => (*w, *b),
-            _ => {
-                return Err(syntax(
-                    "give both stones in hand (White's, then Black's) or neither",
-                ))
-            }
+            _ => return Err(syntax("give both stones in hand (White's, then Black's) or neither")),
         };
         if let Some(p) = Points(white & black).next() {
             return Err(PositionError::Overlap(board.point_name(p).to_string()));
         }
-        Ok(Position {
-            white,
-            black,
-            side_to_move: side,
-            white_in_hand,
-            black_in_hand,
-        })
+        Ok(Position { white, black, side_to_move: side, white_in_hand, black_in_hand })
     }
 
     /// Checks the stone counts against a rule set: each player's stones on
@@ -242,14 +227,11 @@ impl Position {
     /// [`PositionError::TooManyStones`] or [`PositionError::Overlap`].
     pub fn validate(&self, rules: &RuleSet) -> Result<(), PositionError> {
         if let Some(p) = Points(self.white & self.black).next() {
-            return Err(PositionError::Overlap(
-                rules.board().point_name(p).to_string(),
-            ));
+            return Err(PositionError::Overlap(rules.board().point_name(p).to_string()));
         }
-        for (color, stones, hand) in [
-            (Color::White, self.white, self.white_in_hand),
-            (Color::Black, self.black, self.black_in_hand),
-        ] {
+        for (color, stones, hand) in
+            [(Color::White, self.white, self.white_in_hand), (Color::Black, self.black, self.black_in_hand)]
+        {
             let on_board = stones.count_ones();
             if stones & !rules.board().all() != 0 || on_board + hand as u32 > rules.stones as u32 {
                 return Err(PositionError::TooManyStones {
@@ -289,16 +271,8 @@ impl Position {
         let mut out = String::new();
         let names = board.point_names();
         let files: Vec<char> = "abcdefg".chars().collect();
-        let max_rank = names
-            .iter()
-            .filter_map(|n| n[1..].parse::<usize>().ok())
-            .max()
-            .unwrap_or(0);
-        let max_file = names
-            .iter()
-            .filter_map(|n| n.chars().next())
-            .max()
-            .unwrap_or('a');
+        let max_rank = names.iter().filter_map(|n| n[1..].parse::<usize>().ok()).max().unwrap_or(0);
+        let max_file = names.iter().filter_map(|n| n.chars().next()).max().unwrap_or('a');
         for rank in (1..=max_rank).rev() {
             out.push_str(&format!("{rank} "));
             for &f in files.iter().take_while(|&&f| f <= max_file) {
@@ -333,13 +307,9 @@ impl Position {
 fn parse_points(list: &str, board: &Board) -> Result<Bitboard, PositionError> {
     let mut set: Bitboard = 0;
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        let p =
-            board
-                .point(&name.to_ascii_lowercase())
-                .ok_or_else(|| PositionError::UnknownPoint {
-                    point: name.to_string(),
-                    board: board.name(),
-                })?;
+        let p = board
+            .point(&name.to_ascii_lowercase())
+            .ok_or_else(|| PositionError::UnknownPoint { point: name.to_string(), board: board.name() })?;
         if set & (1 << p) != 0 {
             return Err(PositionError::Duplicate(name.to_string()));
         }
@@ -369,34 +339,13 @@ mod tests {
     fn rejects_bad_input() {
         let rules = RuleSet::preset("nine").unwrap();
         let b = rules.board();
-        assert!(matches!(
-            Position::parse("W:a4,z9 B:a7 w", b),
-            Err(PositionError::UnknownPoint { .. })
-        ));
-        assert!(matches!(
-            Position::parse("W:a4 B:a4 w", b),
-            Err(PositionError::Overlap(_))
-        ));
-        assert!(matches!(
-            Position::parse("W:a4,a4 B:a7 w", b),
-            Err(PositionError::Duplicate(_))
-        ));
-        assert!(matches!(
-            Position::parse("W:a4 B:a7", b),
-            Err(PositionError::Syntax { .. })
-        ));
-        assert!(matches!(
-            Position::parse("W:a4 B:a7 x", b),
-            Err(PositionError::Syntax { .. })
-        ));
-        assert!(matches!(
-            Position::parse("W:a4 B:a7 w 3", b),
-            Err(PositionError::Syntax { .. })
-        ));
+        assert!(matches!(Position::parse("W:a4,z9 B:a7 w", b), Err(PositionError::UnknownPoint { .. })));
+        assert!(matches!(Position::parse("W:a4 B:a4 w", b), Err(PositionError::Overlap(_))));
+        assert!(matches!(Position::parse("W:a4,a4 B:a7 w", b), Err(PositionError::Duplicate(_))));
+        assert!(matches!(Position::parse("W:a4 B:a7", b), Err(PositionError::Syntax { .. })));
+        assert!(matches!(Position::parse("W:a4 B:a7 x", b), Err(PositionError::Syntax { .. })));
+        assert!(matches!(Position::parse("W:a4 B:a7 w 3", b), Err(PositionError::Syntax { .. })));
         let p = Position::parse("W:a4 B:a7 w 9 0", b).unwrap();
-        assert!(matches!(
-            p.validate(&rules),
-            Err(PositionError::TooManyStones { .. })
-        ));
+        assert!(matches!(p.validate(&rules), Err(PositionError::TooManyStones { .. })));
     }
 }

@@ -77,7 +77,7 @@ impl MoveNumber {
     /// to move.
     pub fn of_ply(ply: u32, first: Color) -> MoveNumber {
         let offset = u32::from(first == Color::Black);
-        let color = if (ply - 1 + offset) % 2 == 0 { Color::White } else { Color::Black };
+        let color = if (ply - 1 + offset) & 1 == 0 { Color::White } else { Color::Black };
         MoveNumber { number: 1 + (ply - 1 + offset) / 2, color, ply }
     }
 }

@@ -378,7 +378,7 @@ impl RuleSet {
     /// [`RuleSet::line_wins`], their owner has won.
     #[inline]
     pub fn has_line(&self, set: Bitboard) -> bool {
-        self.board.mills().iter().any(|&m| set & m == m)
+        self.board.mills().iter().any(|&m| m & !set == 0)
     }
 
     /// The parameters in words, e.g. `24-point board, 9 stones, flying, a

@@ -30,20 +30,12 @@ impl Sector {
 
     /// The sector seen from the other side: `b-w-bh-wh`.
     pub fn mirrored(&self) -> Sector {
-        Sector {
-            w: self.b,
-            b: self.w,
-            wh: self.bh,
-            bh: self.wh,
-        }
+        Sector { w: self.b, b: self.w, wh: self.bh, bh: self.wh }
     }
 
     /// The table file name for a rule set preset: `<preset>_<w>_<b>_<wh>_<bh>.mtb`.
     pub fn file_name(&self, preset: &str) -> String {
-        format!(
-            "{preset}_{}_{}_{}_{}.{}",
-            self.w, self.b, self.wh, self.bh, TABLE_EXTENSION
-        )
+        format!("{preset}_{}_{}_{}_{}.{}", self.w, self.b, self.wh, self.bh, TABLE_EXTENSION)
     }
 
     /// Parses a file name made by [`Sector::file_name`], giving the preset
@@ -61,18 +53,10 @@ impl Sector {
 
     /// Parses `w-b` or `w-b-wh-bh` (the notation of `morris stats`).
     pub fn parse(text: &str) -> Option<Sector> {
-        let nums: Vec<u8> = text
-            .split(['-', '_'])
-            .map(|t| t.parse().ok())
-            .collect::<Option<_>>()?;
+        let nums: Vec<u8> = text.split(['-', '_']).map(|t| t.parse().ok()).collect::<Option<_>>()?;
         match nums.as_slice() {
             [w, b] => Some(Sector::sliding(*w, *b)),
-            [w, b, wh, bh] => Some(Sector {
-                w: *w,
-                b: *b,
-                wh: *wh,
-                bh: *bh,
-            }),
+            [w, b, wh, bh] => Some(Sector { w: *w, b: *b, wh: *wh, bh: *bh }),
             _ => None,
         }
     }
@@ -98,20 +82,12 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        let s = Sector {
-            w: 3,
-            b: 4,
-            wh: 5,
-            bh: 6,
-        };
+        let s = Sector { w: 3, b: 4, wh: 5, bh: 6 };
         assert_eq!(s.to_string(), "3-4-5-6");
         assert_eq!(Sector::sliding(3, 4).to_string(), "3-4");
         let f = s.file_name("nine-noflying");
         assert_eq!(f, "nine-noflying_3_4_5_6.mtb");
-        assert_eq!(
-            Sector::parse_file_name(&f),
-            Some(("nine-noflying".to_string(), s))
-        );
+        assert_eq!(Sector::parse_file_name(&f), Some(("nine-noflying".to_string(), s)));
         assert_eq!(Sector::parse("3-4"), Some(Sector::sliding(3, 4)));
     }
 }

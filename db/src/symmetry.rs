@@ -16,9 +16,7 @@ pub struct Symmetry {
 
 impl std::fmt::Debug for Symmetry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Symmetry")
-            .field("image", &self.image)
-            .finish()
+        f.debug_struct("Symmetry").field("image", &self.image).finish()
     }
 }
 
@@ -86,10 +84,7 @@ pub(crate) fn derive_symmetries(board: &Board) -> Vec<Symmetry> {
             return;
         }
         for j in 0..n {
-            if used[j]
-                || board.adjacent(i as Point).count_ones()
-                    != board.adjacent(j as Point).count_ones()
-            {
+            if used[j] || board.adjacent(i as Point).count_ones() != board.adjacent(j as Point).count_ones() {
                 continue;
             }
             if (0..i).any(|p| adjacent(i, p) != adjacent(j, image[p])) {

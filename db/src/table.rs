@@ -110,18 +110,11 @@ pub enum TableError {
 
 impl TableError {
     fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> TableError {
-        TableError::Corrupt {
-            path: path.to_path_buf(),
-            field,
-            detail: detail.into(),
-        }
+        TableError::Corrupt { path: path.to_path_buf(), field, detail: detail.into() }
     }
 
     fn io(path: &Path, source: io::Error) -> TableError {
-        TableError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
+        TableError::Io { path: path.to_path_buf(), source }
     }
 }
 
@@ -229,20 +222,13 @@ impl TableHeader {
             return Err(TableError::corrupt(
                 path,
                 "file size",
-                format!(
-                    "{} bytes, shorter than the {HEADER_SIZE}-byte header",
-                    bytes.len()
-                ),
+                format!("{} bytes, shorter than the {HEADER_SIZE}-byte header", bytes.len()),
             ));
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or([0; 4]));
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap_or([0; 8]));
         if bytes[0..8] != MAGIC {
-            return Err(TableError::corrupt(
-                path,
-                "magic",
-                "not a morris table (magic is not MORRISTB)",
-            ));
+            return Err(TableError::corrupt(path, "magic", "not a morris table (magic is not MORRISTB)"));
         }
         let version = u32_at(8);
         if version != FORMAT_VERSION {
@@ -253,18 +239,10 @@ impl TableHeader {
             ));
         }
         if xxh3_64(&bytes[0..120]) != u64_at(120) {
-            return Err(TableError::corrupt(
-                path,
-                "header checksum",
-                "the header was changed or damaged",
-            ));
+            return Err(TableError::corrupt(path, "header checksum", "the header was changed or damaged"));
         }
         if u32_at(12) as usize != HEADER_SIZE {
-            return Err(TableError::corrupt(
-                path,
-                "header size",
-                format!("{}, expected {HEADER_SIZE}", u32_at(12)),
-            ));
+            return Err(TableError::corrupt(path, "header size", format!("{}, expected {HEADER_SIZE}", u32_at(12))));
         }
         if u32_at(44) != INDEX_VERSION {
             return Err(TableError::corrupt(
@@ -280,22 +258,13 @@ impl TableHeader {
                 format!("{}, expected {ENCODING_DTM16}", u32_at(48)),
             ));
         }
-        let name_bytes: Vec<u8> = bytes[24..40]
-            .iter()
-            .copied()
-            .take_while(|&c| c != 0)
-            .collect();
-        let rules_name = String::from_utf8(name_bytes)
-            .map_err(|_| TableError::corrupt(path, "rule-set name", "not UTF-8"))?;
+        let name_bytes: Vec<u8> = bytes[24..40].iter().copied().take_while(|&c| c != 0).collect();
+        let rules_name =
+            String::from_utf8(name_bytes).map_err(|_| TableError::corrupt(path, "rule-set name", "not UTF-8"))?;
         let h = TableHeader {
             rules_fingerprint: u64_at(16),
             rules_name,
-            sector: Sector {
-                w: bytes[40],
-                b: bytes[41],
-                wh: bytes[42],
-                bh: bytes[43],
-            },
+            sector: Sector { w: bytes[40], b: bytes[41], wh: bytes[42], bh: bytes[43] },
             entry_count: u64_at(56),
             canonical_positions: u64_at(64),
             wins: u64_at(72),
@@ -305,10 +274,7 @@ impl TableHeader {
             max_loss: u32_at(100),
             payload_checksum: u64_at(104),
         };
-        let sum = h
-            .wins
-            .checked_add(h.losses)
-            .and_then(|s| s.checked_add(h.draws));
+        let sum = h.wins.checked_add(h.losses).and_then(|s| s.checked_add(h.draws));
         if sum != Some(h.canonical_positions) || h.canonical_positions > h.entry_count {
             return Err(TableError::corrupt(
                 path,
@@ -381,16 +347,12 @@ impl Table {
         let len = file.metadata().map_err(|e| TableError::io(path, e))?.len();
         if len < HEADER_SIZE as u64 {
             let mut bytes = Vec::new();
-            file.read_to_end(&mut bytes)
-                .map_err(|e| TableError::io(path, e))?;
+            file.read_to_end(&mut bytes).map_err(|e| TableError::io(path, e))?;
             TableHeader::decode(&bytes, path)?;
         }
         let map = map_file(&file).map_err(|e| TableError::io(path, e))?;
         let header = TableHeader::decode(&map, path)?;
-        let expected = header
-            .entry_count
-            .checked_mul(2)
-            .and_then(|p| p.checked_add(HEADER_SIZE as u64));
+        let expected = header.entry_count.checked_mul(2).and_then(|p| p.checked_add(HEADER_SIZE as u64));
         if expected != Some(map.len() as u64) {
             return Err(TableError::corrupt(
                 path,
@@ -403,11 +365,7 @@ impl Table {
                 ),
             ));
         }
-        Ok(Table {
-            path: path.to_path_buf(),
-            header,
-            map,
-        })
+        Ok(Table { path: path.to_path_buf(), header, map })
     }
 
     /// Opens `sector`'s table of `rules` in `dir` and checks that it belongs
@@ -417,12 +375,7 @@ impl Table {
     /// [`TableError::Missing`] when the file does not exist,
     /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`],
     /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
-    pub fn open(
-        dir: &Path,
-        rules: &RuleSet,
-        sector: Sector,
-        expected_entries: u64,
-    ) -> Result<Table, TableError> {
+    pub fn open(dir: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<Table, TableError> {
         let path = table_path(dir, rules, sector);
         if !path.exists() {
             return Err(TableError::Missing { sector, path });
@@ -436,12 +389,7 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::open`].
-    pub fn check(
-        &self,
-        rules: &RuleSet,
-        sector: Sector,
-        expected_entries: u64,
-    ) -> Result<(), TableError> {
+    pub fn check(&self, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<(), TableError> {
         let h = &self.header;
         if h.rules_fingerprint != rules.fingerprint() {
             return Err(TableError::RuleSetMismatch {
@@ -453,20 +401,13 @@ impl Table {
             });
         }
         if h.sector != sector {
-            return Err(TableError::SectorMismatch {
-                path: self.path.clone(),
-                found: h.sector,
-                expected: sector,
-            });
+            return Err(TableError::SectorMismatch { path: self.path.clone(), found: h.sector, expected: sector });
         }
         if h.entry_count != expected_entries {
             return Err(TableError::corrupt(
                 &self.path,
                 "entry count",
-                format!(
-                    "{}, but sector {sector} has {expected_entries} slots",
-                    h.entry_count
-                ),
+                format!("{}, but sector {sector} has {expected_entries} slots", h.entry_count),
             ));
         }
         Ok(())
@@ -482,10 +423,7 @@ impl Table {
             return Err(TableError::corrupt(
                 &self.path,
                 "payload checksum",
-                format!(
-                    "{sum:016x}, header says {:016x}: the table is damaged",
-                    self.header.payload_checksum
-                ),
+                format!("{sum:016x}, header says {:016x}: the table is damaged", self.header.payload_checksum),
             ));
         }
         Ok(())
@@ -532,16 +470,7 @@ mod tests {
         let sector = Sector::sliding(3, 3);
         let entries = vec![0u16, 2, 3, PADDING_ENTRY, 27];
         let header = TableHeader::for_entries(&rules, sector, &entries);
-        assert_eq!(
-            (
-                header.wins,
-                header.losses,
-                header.draws,
-                header.max_win,
-                header.max_loss
-            ),
-            (1, 2, 1, 1, 26)
-        );
+        assert_eq!((header.wins, header.losses, header.draws, header.max_win, header.max_loss), (1, 2, 1, 1, 26));
         let path = table_path(dir.path(), &rules, sector);
         write_table(&path, &header, &entries).unwrap();
         let t = Table::open(dir.path(), &rules, sector, 5).unwrap();
@@ -552,9 +481,7 @@ mod tests {
 
         let other = RuleSet::preset("nine-noflying").unwrap();
         assert!(matches!(
-            Table::open_unchecked(&path)
-                .unwrap()
-                .check(&other, sector, 5),
+            Table::open_unchecked(&path).unwrap().check(&other, sector, 5),
             Err(TableError::RuleSetMismatch { .. })
         ));
 
@@ -562,10 +489,7 @@ mod tests {
         let mut bad = good.clone();
         bad[HEADER_SIZE + 1] ^= 1;
         fs::write(&path, &bad).unwrap();
-        let err = Table::open(dir.path(), &rules, sector, 5)
-            .unwrap()
-            .verify_checksum()
-            .unwrap_err();
+        let err = Table::open(dir.path(), &rules, sector, 5).unwrap().verify_checksum().unwrap_err();
         assert!(err.to_string().contains("payload checksum"), "{err}");
 
         let mut bad = good.clone();

@@ -81,9 +81,7 @@ pub struct ProbeOptions {
 
 impl Default for ProbeOptions {
     fn default() -> Self {
-        ProbeOptions {
-            verify_checksums: true,
-        }
+        ProbeOptions { verify_checksums: true }
     }
 }
 
@@ -110,29 +108,13 @@ impl Database {
     ///
     /// # Errors
     /// [`ProbeError::NoDatabase`] when `dir` is not a directory.
-    pub fn open_with(
-        dir: impl AsRef<Path>,
-        rules: RuleSet,
-        options: ProbeOptions,
-    ) -> Result<Database, ProbeError> {
+    pub fn open_with(dir: impl AsRef<Path>, rules: RuleSet, options: ProbeOptions) -> Result<Database, ProbeError> {
         let dir = dir.as_ref().to_path_buf();
         if !dir.is_dir() {
-            let why = if dir.exists() {
-                "not a directory"
-            } else {
-                "does not exist (solve one with `morris solve`)"
-            };
-            return Err(ProbeError::NoDatabase {
-                path: dir,
-                why: why.to_string(),
-            });
+            let why = if dir.exists() { "not a directory" } else { "does not exist (solve one with `morris solve`)" };
+            return Err(ProbeError::NoDatabase { path: dir, why: why.to_string() });
         }
-        Ok(Database {
-            dir,
-            rules,
-            options,
-            tables: RwLock::new(HashMap::new()),
-        })
+        Ok(Database { dir, rules, options, tables: RwLock::new(HashMap::new()) })
     }
 
     /// The rule set.
@@ -146,19 +128,10 @@ impl Database {
     /// [`ProbeError::MissingTable`] when the file is not there;
     /// [`ProbeError::Table`] when it is damaged or of another rule set.
     pub fn table(&self, sector: Sector) -> Result<Arc<Table>, ProbeError> {
-        if let Some(t) = self
-            .tables
-            .read()
-            .ok()
-            .and_then(|m| m.get(&sector).cloned())
-        {
+        if let Some(t) = self.tables.read().ok().and_then(|m| m.get(&sector).cloned()) {
             return Ok(t);
         }
-        let len = self
-            .rules
-            .indexer()
-            .sector(sector.w as usize, sector.b as usize)
-            .len();
+        let len = self.rules.indexer().sector(sector.w as usize, sector.b as usize).len();
         let table = match Table::open(&self.dir, &self.rules, sector, len) {
             Ok(t) => t,
             Err(TableError::Missing { .. }) => return Err(self.missing(sector)),
@@ -190,26 +163,13 @@ impl Database {
         others.sort();
         others.dedup();
         let hint = if !others.is_empty() {
-            format!(
-                "; the directory holds tables of rule set {}: is `--rules` right?",
-                others.join(", ")
-            )
+            format!("; the directory holds tables of rule set {}: is `--rules` right?", others.join(", "))
         } else if sector.is_sliding() {
-            format!(
-                "; solve it with `morris solve --rules {} --db {}`",
-                self.rules.name(),
-                self.dir.display()
-            )
+            format!("; solve it with `morris solve --rules {} --db {}`", self.rules.name(), self.dir.display())
         } else {
-            "; positions with stones in hand need the placement phase, which is not solved yet"
-                .to_string()
+            "; positions with stones in hand need the placement phase, which is not solved yet".to_string()
         };
-        ProbeError::MissingTable {
-            sector,
-            dir: self.dir.clone(),
-            file,
-            hint,
-        }
+        ProbeError::MissingTable { sector, dir: self.dir.clone(), file, hint }
     }
 
     /// The value of `pos` for the side to move: `Win(n)` / `Loss(n)` with
@@ -248,11 +208,7 @@ impl Database {
         }
         let sector = pos.sector();
         let table = self.table(sector)?;
-        let slot = self
-            .rules
-            .indexer()
-            .sector(sector.w as usize, sector.b as usize)
-            .index(pos.us(), pos.them());
+        let slot = self.rules.indexer().sector(sector.w as usize, sector.b as usize).index(pos.us(), pos.them());
         table.value(slot).ok_or_else(|| {
             ProbeError::Table(TableError::Corrupt {
                 path: table.path().to_path_buf(),
@@ -278,10 +234,7 @@ impl Database {
             .into_iter()
             .map(|mv| Ok((mv, self.value(&pos.play_unchecked(mv))?.back())))
             .collect::<Result<Vec<_>, ProbeError>>()?;
-        out.sort_by(|a, b| {
-            Value::best_first(&a.1, &b.1)
-                .then_with(|| a.0.notation(board).cmp(&b.0.notation(board)))
-        });
+        out.sort_by(|a, b| Value::best_first(&a.1, &b.1).then_with(|| a.0.notation(board).cmp(&b.0.notation(board))));
         Ok(out)
     }
 
@@ -320,11 +273,7 @@ impl Database {
     ///
     /// # Errors
     /// As [`Database::analyze`], for any position on the line.
-    pub fn principal_line(
-        &self,
-        pos: &Position,
-        max_plies: usize,
-    ) -> Result<Vec<(Move, Value)>, ProbeError> {
+    pub fn principal_line(&self, pos: &Position, max_plies: usize) -> Result<Vec<(Move, Value)>, ProbeError> {
         let mut line = Vec::new();
         let mut current = *pos;
         while line.len() < max_plies {

@@ -342,6 +342,9 @@ fn mill_targets(rules: &RuleSet, stones: Bitboard) -> Bitboard {
     targets
 }
 
+/// Each sector of a solved pair with its entries, and where the time went.
+pub(crate) type SolvedPair = (Vec<(Sector, Vec<u16>)>, PairTiming);
+
 /// Solves the pair `w-b`/`b-w` and returns each sector with its entries.
 pub(crate) fn solve_pair(
     rules: &RuleSet,
@@ -349,7 +352,7 @@ pub(crate) fn solve_pair(
     w: u8,
     b: u8,
     progress: &ProgressBar,
-) -> Result<(Vec<(Sector, Vec<u16>)>, PairTiming), SolveError> {
+) -> Result<SolvedPair, SolveError> {
     let sectors = if w == b { vec![Sector::sliding(w, b)] } else { vec![Sector::sliding(w, b), Sector::sliding(b, w)] };
     let mut sides = Vec::new();
     for &sector in &sectors {

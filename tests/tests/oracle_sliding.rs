@@ -9,22 +9,12 @@ use morris_solver::{solve_sliding, SolveOptions};
 fn nine_sliding_sectors_up_to_eight_stones_match_the_oracle() {
     let dir = tempfile::tempdir().unwrap();
     let rules = RuleSet::preset("nine").unwrap();
-    let report = solve_sliding(
-        &rules,
-        dir.path(),
-        &SolveOptions {
-            max_stones: 8,
-            progress: false,
-        },
-    )
-    .unwrap();
-    eprintln!(
-        "solved {} canonical positions in {:.2} s",
-        report.positions, report.seconds
-    );
+    let report = solve_sliding(&rules, dir.path(), &SolveOptions { max_stones: 8, progress: false }).unwrap();
+    eprintln!("solved {} canonical positions in {:.2} s", report.positions, report.seconds);
     // (sector, wins, losses, draws, longest win, longest loss); None where
     // the oracle publishes no figure.
-    let expected: [(u8, u8, u64, u64, u64, Option<u32>, Option<u32>); 4] = [
+    type Row = (u8, u8, u64, u64, u64, Option<u32>, Option<u32>);
+    let expected: [Row; 4] = [
         (3, 3, 140_621, 28_736, 269, Some(25), Some(26)),
         (3, 4, 102_281, 0, 658_117, Some(33), None),
         (4, 3, 75_397, 3_095, 681_906, Some(1), Some(32)),
@@ -36,11 +26,7 @@ fn nine_sliding_sectors_up_to_eight_stones_match_the_oracle() {
         let table = Table::open(dir.path(), &rules, sector, len).unwrap();
         table.verify_checksum().unwrap();
         let h = table.header();
-        assert_eq!(
-            (h.wins, h.losses, h.draws),
-            (wins, losses, draws),
-            "sector {sector}"
-        );
+        assert_eq!((h.wins, h.losses, h.draws), (wins, losses, draws), "sector {sector}");
         if let Some(m) = max_win {
             assert_eq!(h.max_win, m, "longest win of {sector}");
         }

@@ -18,10 +18,8 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
 static NINE: LazyLock<RuleSet> = LazyLock::new(|| RuleSet::preset("nine").unwrap());
-static NINE_NOFLYING: LazyLock<RuleSet> =
-    LazyLock::new(|| RuleSet::preset("nine-noflying").unwrap());
-static NINE_DIAGONAL: LazyLock<RuleSet> =
-    LazyLock::new(|| RuleSet::preset("nine-diagonal").unwrap());
+static NINE_NOFLYING: LazyLock<RuleSet> = LazyLock::new(|| RuleSet::preset("nine-noflying").unwrap());
+static NINE_DIAGONAL: LazyLock<RuleSet> = LazyLock::new(|| RuleSet::preset("nine-diagonal").unwrap());
 static SIX: LazyLock<RuleSet> = LazyLock::new(|| RuleSet::preset("six").unwrap());
 
 // ---------------------------------------------------------------------------
@@ -39,10 +37,7 @@ fn sliding_position(n: usize, max: usize) -> impl Strategy<Value = (Bitboard, Bi
 }
 
 fn bits(set: Bitboard) -> String {
-    Points(set)
-        .map(|p| p.to_string())
-        .collect::<Vec<_>>()
-        .join(",")
+    Points(set).map(|p| p.to_string()).collect::<Vec<_>>().join(",")
 }
 
 /// `(us, them)` in notation, White to move, for failure messages.
@@ -60,13 +55,7 @@ fn moves_of(rules: &RuleSet, us: Bitboard, them: Bitboard) -> Vec<Move> {
 /// two pairs exactly when a symmetry maps one to the other. Uses nothing of
 /// the index.
 fn brute_canonical(rules: &RuleSet, us: Bitboard, them: Bitboard) -> u64 {
-    rules
-        .board()
-        .symmetries()
-        .iter()
-        .map(|s| (s.apply(us) as u64) << 32 | s.apply(them) as u64)
-        .min()
-        .unwrap()
+    rules.board().symmetries().iter().map(|s| (s.apply(us) as u64) << 32 | s.apply(them) as u64).min().unwrap()
 }
 
 /// Calls `f` on every set of `k` points of `0..n`.
@@ -81,19 +70,10 @@ fn for_each_set(n: usize, k: usize, mut f: impl FnMut(Bitboard)) {
 
 /// 1. The moves of s(P) are the s-images of the moves of P, for every
 ///    symmetry s; no move is listed twice.
-fn check_symmetry_maps_moves(
-    rules: &RuleSet,
-    us: Bitboard,
-    them: Bitboard,
-) -> Result<(), TestCaseError> {
+fn check_symmetry_maps_moves(rules: &RuleSet, us: Bitboard, them: Bitboard) -> Result<(), TestCaseError> {
     let moves = moves_of(rules, us, them);
     let set: HashSet<Move> = moves.iter().copied().collect();
-    prop_assert_eq!(
-        set.len(),
-        moves.len(),
-        "duplicate moves in {}",
-        show(rules, us, them)
-    );
+    prop_assert_eq!(set.len(), moves.len(), "duplicate moves in {}", show(rules, us, them));
     for (i, s) in rules.board().symmetries().iter().enumerate() {
         let (su, st) = (s.apply(us), s.apply(them));
         let mapped: HashSet<Move> = moves
@@ -120,53 +100,26 @@ fn check_symmetry_maps_moves(
 }
 
 /// 2. Every symmetry keeps the index, and the index is in range.
-fn check_symmetry_keeps_index(
-    rules: &RuleSet,
-    us: Bitboard,
-    them: Bitboard,
-) -> Result<(), TestCaseError> {
-    let idx = rules
-        .indexer()
-        .sector(us.count_ones() as usize, them.count_ones() as usize);
+fn check_symmetry_keeps_index(rules: &RuleSet, us: Bitboard, them: Bitboard) -> Result<(), TestCaseError> {
+    let idx = rules.indexer().sector(us.count_ones() as usize, them.count_ones() as usize);
     let i = idx.index(us, them);
     prop_assert!(i < idx.len(), "index {} >= len {}", i, idx.len());
     for (k, s) in rules.board().symmetries().iter().enumerate() {
         let j = idx.index(s.apply(us), s.apply(them));
-        prop_assert_eq!(
-            i,
-            j,
-            "symmetry {} changes the index of {}",
-            k,
-            show(rules, us, them)
-        );
+        prop_assert_eq!(i, j, "symmetry {} changes the index of {}", k, show(rules, us, them));
     }
     Ok(())
 }
 
 /// 3. `position(index(P))` is a position of P's orbit, with the same index.
-fn check_index_round_trip(
-    rules: &RuleSet,
-    us: Bitboard,
-    them: Bitboard,
-) -> Result<(), TestCaseError> {
-    let idx = rules
-        .indexer()
-        .sector(us.count_ones() as usize, them.count_ones() as usize);
+fn check_index_round_trip(rules: &RuleSet, us: Bitboard, them: Bitboard) -> Result<(), TestCaseError> {
+    let idx = rules.indexer().sector(us.count_ones() as usize, them.count_ones() as usize);
     let i = idx.index(us, them);
     let back = idx.position(i);
-    prop_assert!(
-        back.is_some(),
-        "slot {} of {} is padding",
-        i,
-        show(rules, us, them)
-    );
+    prop_assert!(back.is_some(), "slot {} of {} is padding", i, show(rules, us, them));
     let (u2, t2) = back.unwrap();
     prop_assert!(
-        rules
-            .board()
-            .symmetries()
-            .iter()
-            .any(|s| s.apply(us) == u2 && s.apply(them) == t2),
+        rules.board().symmetries().iter().any(|s| s.apply(us) == u2 && s.apply(them) == t2),
         "{} has slot {}, whose position {} is not in its orbit",
         show(rules, us, them),
         i,
@@ -177,11 +130,7 @@ fn check_index_round_trip(
 }
 
 /// 4. Un-moves are exactly the inverse of moves without removal.
-fn check_unmoves_invert_moves(
-    rules: &RuleSet,
-    us: Bitboard,
-    them: Bitboard,
-) -> Result<(), TestCaseError> {
+fn check_unmoves_invert_moves(rules: &RuleSet, us: Bitboard, them: Bitboard) -> Result<(), TestCaseError> {
     let board = rules.board();
     let mut preds = Vec::new();
     for m in moves_of(rules, us, them) {
@@ -239,25 +188,17 @@ fn check_notation_round_trip(rules: &RuleSet, p: Position) -> Result<(), TestCas
 /// in the sliding range, either side to move, and (half the time) stones in
 /// hand that keep each side within the rule set's stones.
 fn any_position(n: usize, max: usize, stones: u8) -> impl Strategy<Value = Position> {
-    (
-        sliding_position(n, max),
-        any::<bool>(),
-        any::<bool>(),
-        0..=stones,
-        0..=stones,
-    )
-        .prop_map(move |((us, them), white, hands, wh, bh)| {
+    (sliding_position(n, max), any::<bool>(), any::<bool>(), 0..=stones, 0..=stones).prop_map(
+        move |((us, them), white, hands, wh, bh)| {
             let side = if white { Color::White } else { Color::Black };
             let (uh, th) = if hands {
-                (
-                    wh.min(stones - us.count_ones() as u8),
-                    bh.min(stones - them.count_ones() as u8),
-                )
+                (wh.min(stones - us.count_ones() as u8), bh.min(stones - them.count_ones() as u8))
             } else {
                 (0, 0)
             };
             Position::from_relative(us, them, side, uh, th)
-        })
+        },
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -407,12 +348,7 @@ fn check_sector_exhaustively(rules: &RuleSet, w: usize, b: usize) -> u64 {
             );
         });
     });
-    assert_eq!(
-        filled,
-        orbits,
-        "{} {w}-{b}: {filled} non-padding slots, {orbits} orbits",
-        rules.name()
-    );
+    assert_eq!(filled, orbits, "{} {w}-{b}: {filled} non-padding slots, {orbits} orbits", rules.name());
     filled
 }
 
@@ -470,11 +406,7 @@ fn pos(rules: &RuleSet, text: &str) -> Position {
 }
 
 fn notations(rules: &RuleSet, p: &Position) -> Vec<String> {
-    let mut v: Vec<String> = p
-        .legal_moves(rules)
-        .iter()
-        .map(|m| m.notation(rules.board()))
-        .collect();
+    let mut v: Vec<String> = p.legal_moves(rules).iter().map(|m| m.notation(rules.board())).collect();
     v.sort();
     v
 }
@@ -490,26 +422,15 @@ fn double_mill_removes_exactly_one_stone() {
     // removes exactly one of them.
     let rules = &*NINE;
     let p = pos(rules, "W:a7,g7,d6,d5 B:a1,d1,g1,b2,f2 w 3 2");
-    let on_d7: Vec<String> = notations(rules, &p)
-        .into_iter()
-        .filter(|m| m.starts_with("d7"))
-        .collect();
+    let on_d7: Vec<String> = notations(rules, &p).into_iter().filter(|m| m.starts_with("d7")).collect();
     assert_eq!(on_d7, ["d7xb2", "d7xf2"]);
     for m in p.legal_moves(rules) {
         let q = p.play_unchecked(m);
         let removed = p.black.count_ones() - q.black.count_ones();
-        assert_eq!(
-            removed,
-            u32::from(m.removal.is_some()),
-            "{}",
-            m.notation(rules.board())
-        );
+        assert_eq!(removed, u32::from(m.removal.is_some()), "{}", m.notation(rules.board()));
     }
     let after = p.play_unchecked(p.parse_move(rules, "d7xf2").unwrap());
-    assert_eq!(
-        after.to_text(rules.board()),
-        "W:a7,d5,d6,d7,g7 B:a1,b2,d1,g1 b 2 2"
-    );
+    assert_eq!(after.to_text(rules.board()), "W:a7,d5,d6,d7,g7 B:a1,b2,d1,g1 b 2 2");
 }
 
 #[test]
@@ -523,10 +444,7 @@ fn blocked_side_has_no_move_and_loses() {
     assert!(p.legal_moves(rules).is_empty());
     assert_eq!(p.loser(rules), Some(Color::White));
     // Black to move in the same position is not blocked.
-    let q = Position {
-        side_to_move: Color::Black,
-        ..p
-    };
+    let q = Position { side_to_move: Color::Black, ..p };
     assert!(!q.legal_moves(rules).is_empty());
     assert_eq!(q.loser(rules), None);
 }
@@ -599,11 +517,7 @@ fn symmetry_group_acts_as_a_group() {
         let syms = board.symmetries();
         let images: HashSet<Vec<Point>> = syms.iter().map(|s| s.image().to_vec()).collect();
         assert_eq!(images.len(), syms.len());
-        assert!(syms[0]
-            .image()
-            .iter()
-            .enumerate()
-            .all(|(i, &p)| i == p as usize));
+        assert!(syms[0].image().iter().enumerate().all(|(i, &p)| i == p as usize));
         for s in syms {
             for p in 0..board.len() as Point {
                 assert_eq!(s.apply(board.adjacent(p)), board.adjacent(s.point(p)));
@@ -613,9 +527,7 @@ fn symmetry_group_acts_as_a_group() {
                 assert!(board.mills().contains(&s.apply(m)));
             }
             for t in syms {
-                let composed: Vec<Point> = (0..board.len() as Point)
-                    .map(|p| t.point(s.point(p)))
-                    .collect();
+                let composed: Vec<Point> = (0..board.len() as Point).map(|p| t.point(s.point(p))).collect();
                 assert!(images.contains(&composed));
             }
         }

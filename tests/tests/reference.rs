@@ -234,7 +234,7 @@ fn reference_matches_published_figures() {
             (_, RefValue::Draw) => sample(key) == 0,
             _ => sample(key) < 16,
         })
-        .filter_map(|(&key, _)| bellman_error(&map, key))
+        .filter_map(|(&key, _)| bellman_error(map, key))
         .collect();
     assert!(errors.is_empty(), "{} errors, e.g. {:?}", errors.len(), &errors[..errors.len().min(5)]);
     eprintln!("Bellman check: {:.1} s", t.elapsed().as_secs_f64());

@@ -127,11 +127,9 @@ fn sliding_phase_solves_where_it_is_defined() {
         .to_string_lossy()
         .starts_with("six-"));
 
-    for preset in ["lasker"] {
-        let rules = RuleSet::preset(preset).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let e = solve_sliding(&rules, dir.path(), &quiet(7)).unwrap_err();
-        assert!(matches!(e, SolveError::Unsupported(_)), "{preset}: {e}");
-        assert!(e.to_string().contains(preset), "{e}");
-    }
+    let rules = RuleSet::preset("lasker").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = solve_sliding(&rules, dir.path(), &quiet(7)).unwrap_err();
+    assert!(matches!(e, SolveError::Unsupported(_)), "lasker: {e}");
+    assert!(e.to_string().contains("lasker"), "{e}");
 }

@@ -152,10 +152,7 @@ impl RulesArg {
             flying: flag(self.flying, self.no_flying),
             remove_per_mill: self.remove_per_mill.then_some(true),
             remove_from_mills_always: self.remove_from_mills.then_some(true),
-            full_board: self
-                .full_board
-                .as_deref()
-                .and_then(FullBoardOutcome::from_word),
+            full_board: self.full_board.as_deref().and_then(FullBoardOutcome::from_word),
             lasker: flag(self.lasker, self.no_lasker),
         }
     }
@@ -222,8 +219,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             if e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+                c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
             }) {
                 return ExitCode::SUCCESS;
             }

@@ -37,15 +37,12 @@ struct Row {
 
 /// Opens and fully checks one table file: header, size, checksum, and that
 /// the rule set named in the header has this fingerprint and sector size.
-fn check(path: &PathBuf, preset: &str, sector: Sector) -> anyhow::Result<TableHeader> {
+fn check(path: &std::path::Path, preset: &str, sector: Sector) -> anyhow::Result<TableHeader> {
     let table = Table::open_unchecked(path)?;
     table.verify_checksum()?;
-    let rules = RuleSet::preset(preset)
-        .with_context(|| format!("{}: file name names no known rule set", path.display()))?;
-    let len = rules
-        .indexer()
-        .sector(sector.w as usize, sector.b as usize)
-        .len();
+    let rules =
+        RuleSet::preset(preset).with_context(|| format!("{}: file name names no known rule set", path.display()))?;
+    let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
     table.check(&rules, sector, len)?;
     Ok(table.header().clone())
 }
@@ -54,17 +51,12 @@ fn check(path: &PathBuf, preset: &str, sector: Sector) -> anyhow::Result<TableHe
 pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let dir = &args.db.db;
-    let entries = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read database directory {}", dir.display()))?;
+    let entries =
+        std::fs::read_dir(dir).with_context(|| format!("cannot read database directory {}", dir.display()))?;
     let mut files: Vec<(String, Sector, PathBuf)> = Vec::new();
     for entry in entries {
-        let path = entry
-            .with_context(|| format!("cannot read {}", dir.display()))?
-            .path();
-        if let Some((preset, sector)) = path
-            .file_name()
-            .and_then(|n| Sector::parse_file_name(&n.to_string_lossy()))
-        {
+        let path = entry.with_context(|| format!("cannot read {}", dir.display()))?.path();
+        if let Some((preset, sector)) = path.file_name().and_then(|n| Sector::parse_file_name(&n.to_string_lossy())) {
             files.push((preset, sector, path));
         }
     }
@@ -127,15 +119,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
             writeln!(
                 out,
                 "{:<10} {:<9} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>8}",
-                "rules",
-                "sector",
-                "positions",
-                "wins",
-                "losses",
-                "draws",
-                "max_win",
-                "max_loss",
-                "slots/pos"
+                "rules", "sector", "positions", "wins", "losses", "draws", "max_win", "max_loss", "slots/pos"
             )?;
             let mut total = 0u64;
             for Row { header: h } in &rows {
@@ -158,10 +142,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if failed > 0 {
-        eprintln!(
-            "error: {failed} of {} tables failed their checks",
-            files.len()
-        );
+        eprintln!("error: {failed} of {} tables failed their checks", files.len());
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
