@@ -11,6 +11,7 @@
 //! changes the work but never the value.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -31,11 +32,14 @@ pub struct SearchOptions {
     /// Order moves by the heuristic (mills, then blocks); off: generation
     /// order.
     pub move_ordering: bool,
+    /// Counts positions searched as the search goes, for progress display
+    /// from another thread (shared by every searcher given the same one).
+    pub progress: Option<Arc<AtomicU64>>,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { use_placement_tables: false, move_ordering: true }
+        SearchOptions { use_placement_tables: false, move_ordering: true, progress: None }
     }
 }
 
@@ -156,6 +160,11 @@ impl<'a> Prover<'a> {
             }
         }
         self.stats.nodes += 1;
+        if self.stats.nodes % 4096 == 0 {
+            if let Some(p) = &self.options.progress {
+                p.fetch_add(4096, Ordering::Relaxed);
+            }
+        }
         let key = (sector, index.index(us, them));
         if let Some(b) = self.transpositions.get(&key) {
             if b.lower >= beta || b.lower == b.upper {

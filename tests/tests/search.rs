@@ -24,7 +24,8 @@ fn search_agrees_with_tables(preset: &str, ordering: bool) {
     let dir = tempfile::tempdir().unwrap();
     solve_all(&rules, dir.path(), false).unwrap();
     let db = Database::open(dir.path(), rules.clone()).unwrap();
-    let mut prover = Prover::new(&db, SearchOptions { use_placement_tables: false, move_ordering: ordering });
+    let mut prover =
+        Prover::new(&db, SearchOptions { use_placement_tables: false, move_ordering: ordering, progress: None });
     let mut compared = 0u64;
     for sector in placement_sectors(&rules) {
         let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
@@ -81,7 +82,9 @@ fn six_value_independent_of_ordering_and_split() {
     let start = Position::start(&rules);
     let whole = Prover::new(&db, SearchOptions::default()).prove(&start).unwrap();
     let unordered =
-        Prover::new(&db, SearchOptions { use_placement_tables: false, move_ordering: false }).prove(&start).unwrap();
+        Prover::new(&db, SearchOptions { use_placement_tables: false, move_ordering: false, progress: None })
+            .prove(&start)
+            .unwrap();
     let split = start
         .legal_moves(&rules)
         .into_iter()

@@ -7,7 +7,11 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
 use clap::Args;
+use indicatif::ProgressBar;
 use morris_db::{Position, Value};
 use morris_probe::search::{Prover, SearchOptions, SearchStats, Wdl};
 use morris_probe::Database;
@@ -22,7 +26,7 @@ pub struct ProveArgs {
     rules: RulesArg,
     #[command(flatten)]
     db: DbArg,
-    /// Also prove the value of every first move.
+    /// Also prove the value of every first move (one per symmetry class).
     #[arg(long)]
     divide: bool,
     /// Search first moves in parallel, one transposition table each
@@ -35,6 +39,9 @@ pub struct ProveArgs {
     /// Compare the result with the placement tables where they exist.
     #[arg(long)]
     check: bool,
+    /// No progress display.
+    #[arg(long, short)]
+    quiet: bool,
     /// The position (default: the start of the rule set).
     #[arg(value_name = "POSITION", num_args = 0.., allow_hyphen_values = true)]
     position: Vec<String>,
@@ -66,10 +73,43 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         pos
     };
     let db = Database::open(&args.db.db, rules.clone())?;
-    let options = SearchOptions { use_placement_tables: false, move_ordering: !args.no_ordering };
+    let counter = Arc::new(AtomicU64::new(0));
+    let options = SearchOptions {
+        use_placement_tables: false,
+        move_ordering: !args.no_ordering,
+        progress: Some(counter.clone()),
+    };
+    let done = Arc::new(AtomicBool::new(false));
+    let spinner = {
+        let (counter, done) = (counter.clone(), done.clone());
+        let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
+        std::thread::spawn(move || {
+            let start = Instant::now();
+            while !done.load(Ordering::Relaxed) {
+                let n = counter.load(Ordering::Relaxed);
+                bar.set_message(format!(
+                    "searching: {n} positions, {:.0} per second",
+                    n as f64 / start.elapsed().as_secs_f64().max(1e-3)
+                ));
+                bar.tick();
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            bar.finish_and_clear();
+        })
+    };
     let start = Instant::now();
     let parallel = !args.no_parallel && rayon::current_num_threads() > 1;
-    let moves = pos.legal_moves(&rules);
+    // First moves up to symmetry: one representative per canonical child.
+    let mut seen = std::collections::HashSet::new();
+    let moves: Vec<_> = pos
+        .legal_moves(&rules)
+        .into_iter()
+        .filter(|&mv| {
+            let c = pos.play_unchecked(mv);
+            let s = c.sector();
+            seen.insert((s, rules.indexer().sector(s.w as usize, s.b as usize).index(c.us(), c.them())))
+        })
+        .collect();
     let (value, per_move, stats) = if (parallel || args.divide) && !moves.is_empty() {
         let results: Vec<_> = moves
             .par_iter()
@@ -93,6 +133,8 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         (v, Vec::new(), prover.stats())
     };
     let seconds = start.elapsed().as_secs_f64();
+    done.store(true, Ordering::Relaxed);
+    let _ = spinner.join();
     writeln!(out, "position `{}`: {} (by search)", pos.to_text(rules.board()), word(value))?;
     writeln!(
         out,
