@@ -160,7 +160,7 @@ impl<'a> Prover<'a> {
             }
         }
         self.stats.nodes += 1;
-        if self.stats.nodes % 4096 == 0 {
+        if self.stats.nodes & 4095 == 0 {
             if let Some(p) = &self.options.progress {
                 p.fetch_add(4096, Ordering::Relaxed);
             }
