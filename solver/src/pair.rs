@@ -138,6 +138,7 @@ impl Pair<'_> {
             me.values[slot as usize].store(PADDING_ENTRY, Relaxed);
         }
         let rules = self.rules;
+        let all = rules.board().all();
         me.index.for_each_in_orbit(orbit, |slot, us, them| {
             let entry = if rules.line_wins {
                 // Three Men's Morris: a line decides the game. A position
@@ -149,25 +150,16 @@ impl Pair<'_> {
                     PADDING_ENTRY
                 } else if rules.has_line(them) {
                     Value::Loss(0).to_entry()
-                } else {
-                    let mut wins = false;
-                    for_each_move(rules, us, them, 0, |_, after| wins |= rules.has_line(after));
-                    if wins {
-                        Value::Win(1).to_entry()
-                    } else {
-                        0
-                    }
-                }
-            } else {
-                let mut wins = false;
-                if me.sector.b == 3 {
-                    for_each_move(rules, us, them, 0, |mv, _| wins |= mv.removal.is_some());
-                }
-                if wins {
+                } else if mill_targets(rules, us) & !us & !them & all != 0 {
                     Value::Win(1).to_entry()
                 } else {
                     0
                 }
+            } else if me.sector.b == 3 && mill_targets(rules, us) & !us & !them & all != 0 {
+                // A mill now takes the opponent down to two stones.
+                Value::Win(1).to_entry()
+            } else {
+                0
             };
             me.values[slot as usize].store(entry, Relaxed);
         });
