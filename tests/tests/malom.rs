@@ -215,16 +215,19 @@ fn probing_through_both_gives_the_same_values_and_best_moves() {
                 (slot, Position::from_relative(s.apply(us), s.apply(them), color, 0, 0))
             })
             .collect();
+        // Solve our tables before entering the thread pool: the solver uses
+        // the same pool, whose threads would all wait on the OnceLock.
+        let ours = ours();
         let results: Vec<Result<bool, String>> = positions
             .par_iter()
             .map(|(_, pos)| {
                 let text = pos.to_text(board);
-                let ours_value = ours().value(pos).map_err(|e| format!("{text}: ours: {e}"))?;
+                let ours_value = ours.value(pos).map_err(|e| format!("{text}: ours: {e}"))?;
                 let malom_value = theirs.value(pos).map_err(|e| format!("{text}: Malom: {e}"))?;
                 if ours_value != malom_value {
                     return Err(format!("{text}: ours {ours_value:?}, Malom {malom_value:?}"));
                 }
-                let a = ours().analyze(pos).map_err(|e| format!("{text}: ours: {e}"))?;
+                let a = ours.analyze(pos).map_err(|e| format!("{text}: ours: {e}"))?;
                 let b = theirs.analyze(pos).map_err(|e| format!("{text}: Malom: {e}"))?;
                 let as_set = |v: &[(morris_db::Move, Value)]| -> BTreeSet<(String, String)> {
                     v.iter().map(|(m, x)| (m.notation(board), format!("{x:?}"))).collect()
