@@ -315,9 +315,10 @@ impl SectorIndex {
     }
 }
 
-/// Colex rank of `them` after squeezing out the points of `occupied`.
+/// Colex rank of `them` after squeezing out the points of `occupied` (the
+/// opponent part of a slot; Malom's files use the same).
 #[inline]
-fn rank_among_empty(occupied: Bitboard, them: Bitboard) -> u64 {
+pub fn rank_among_empty(occupied: Bitboard, them: Bitboard) -> u64 {
     let mut r = 0;
     for (i, p) in Points(them).enumerate() {
         let below = occupied & ((1u32 << p) - 1);
@@ -326,8 +327,10 @@ fn rank_among_empty(occupied: Bitboard, them: Bitboard) -> u64 {
     r
 }
 
-/// Places the bits of `compressed` onto the points not in `occupied`, in order.
-fn expand_into_empty(occupied: Bitboard, mut compressed: Bitboard, n: usize) -> Bitboard {
+/// Places the bits of `compressed` onto the points not in `occupied`, in
+/// order (inverse of [`rank_among_empty`] after [`colex_unrank`]); `n` is the
+/// number of points of the board.
+pub fn expand_into_empty(occupied: Bitboard, mut compressed: Bitboard, n: usize) -> Bitboard {
     let mut out = 0;
     let mut free = !occupied & if n >= 32 { u32::MAX } else { (1 << n) - 1 };
     while compressed != 0 && free != 0 {

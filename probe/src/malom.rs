@@ -60,7 +60,7 @@ use std::sync::{Arc, RwLock};
 
 use memmap2::Mmap;
 use morris_db::board::{Bitboard, Board, Point, Points};
-use morris_db::index::{colex_unrank, SectorIndex, BINOMIAL};
+use morris_db::index::{colex_unrank, expand_into_empty, rank_among_empty, SectorIndex};
 use morris_db::mapped::map_file;
 use morris_db::{Color, Move, Position, RuleSet, Sector, Table, TableError, Value};
 use rayon::prelude::*;
@@ -561,7 +561,7 @@ impl MalomSector {
         }
         let sets = self.index.opponent_sets();
         let rep = self.index.orbit_table().representative((slot / sets) as usize);
-        let them = expand_into_empty(rep, colex_unrank(slot % sets, self.index.b()));
+        let them = expand_into_empty(rep, colex_unrank(slot % sets, self.index.b()), 24);
         Some((rep, them))
     }
 
@@ -681,20 +681,6 @@ impl MalomSector {
         }
         Ok(c)
     }
-}
-
-/// Colex rank of `them` after squeezing out the points of `occupied`.
-fn rank_among_empty(occupied: Bitboard, them: Bitboard) -> u64 {
-    Points(them)
-        .enumerate()
-        .map(|(i, p)| BINOMIAL[p as usize - (occupied & ((1u32 << p) - 1)).count_ones() as usize][i + 1])
-        .sum()
-}
-
-/// Places the bits of `compressed` onto the points not in `occupied`, in order.
-fn expand_into_empty(occupied: Bitboard, compressed: Bitboard) -> Bitboard {
-    let free: Vec<Point> = Points(!occupied & 0xFF_FFFF).collect();
-    Points(compressed).fold(0, |acc, i| acc | free.get(i as usize).map_or(0, |&p| 1 << p))
 }
 
 /// A directory of Malom's files for one game, answering the queries of
@@ -1079,8 +1065,8 @@ mod tests {
     #[test]
     fn index_helpers_invert() {
         let occupied = 0b1011_0000_0000_0001;
-        for rank in 0..BINOMIAL[20][3] {
-            let them = expand_into_empty(occupied, colex_unrank(rank, 3));
+        for rank in 0..morris_db::index::BINOMIAL[20][3] {
+            let them = expand_into_empty(occupied, colex_unrank(rank, 3), 24);
             assert_eq!(them & occupied, 0);
             assert_eq!(rank_among_empty(occupied, them), rank);
         }
