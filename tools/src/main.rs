@@ -41,7 +41,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Solve the sliding-phase sectors of a rule set into a database directory.
+    /// Solve a rule set's sectors into a database directory: the sliding
+    /// phase, or with `--phase all` the whole game.
     ///
     /// Sectors are solved pair by pair, fewest stones first; tables already
     /// in the directory are kept, so an interrupted run continues where it
