@@ -9,6 +9,7 @@ mod compare;
 mod export;
 mod line;
 mod perft;
+mod plan;
 mod play;
 mod prove;
 mod query;

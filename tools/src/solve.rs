@@ -8,6 +8,7 @@ use anyhow::Context;
 use clap::Args;
 use morris_solver::{solve_all, solve_sliding, SolveOptions};
 
+use crate::plan::Plan;
 use crate::{DbArg, RulesArg};
 
 /// The phases `morris solve` can solve.
@@ -40,6 +41,9 @@ pub struct SolveArgs {
     /// sectors, then every placement sector down to the start position).
     #[arg(long, value_enum, default_value = "sliding")]
     phase: Phase,
+    /// Solve even when the estimate says the work does not fit.
+    #[arg(long)]
+    force: bool,
     /// Also print, per solved pair, the time of each phase and the plies.
     #[arg(long, short)]
     verbose: bool,
@@ -53,6 +57,10 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("cannot start the worker threads")?;
     }
     let options = SolveOptions { max_stones: args.max_stones.unwrap_or(u32::MAX), progress: !args.quiet };
+    let plan = Plan::new(&rules, &args.db.db, options.max_stones, args.phase == Phase::All);
+    if !plan.is_empty() && !args.quiet {
+        plan.report(&rules, &args.db.db, args.force, &mut out)?;
+    }
     let start = Instant::now();
     let report = match args.phase {
         Phase::Sliding => solve_sliding(&rules, &args.db.db, &options)?,
