@@ -1,0 +1,68 @@
+//! Arbitrary text as a position and a move, through the whole probe on a
+//! real database (nine up to 7 stones and its WDL export): parse, validate,
+//! value, every move's value, best move, principal line, WDL. Errors are
+//! fine; panics are not.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use morris_db::wdl::{export_table, wdl_path};
+use morris_db::{Position, RuleSet, Table};
+use morris_probe::wdl::WdlDatabase;
+use morris_probe::Database;
+use morris_solver::{solve_sliding, SolveOptions};
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    db: Database,
+    wdl: WdlDatabase,
+}
+
+fn setup() -> &'static Setup {
+    static S: OnceLock<Setup> = OnceLock::new();
+    S.get_or_init(|| {
+        let rules = RuleSet::preset("nine").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        solve_sliding(&rules, dir.path(), &SolveOptions { max_stones: 7, progress: false }).unwrap();
+        for (w, b) in [(3u8, 3u8), (3, 4), (4, 3)] {
+            let sector = morris_db::Sector::sliding(w, b);
+            let len = rules.indexer().sector(w as usize, b as usize).len();
+            let t = Table::open(dir.path(), &rules, sector, len).unwrap();
+            export_table(&t, &wdl_path(dir.path(), &rules, sector)).unwrap();
+        }
+        let db = Database::open(dir.path(), rules.clone()).unwrap();
+        let wdl = WdlDatabase::open(dir.path(), rules).unwrap();
+        Setup { _dir: dir, db, wdl }
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let s = setup();
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let (pos_text, move_text) = text.split_once('|').unwrap_or((text, ""));
+    let rules = s.db.rules();
+    let Ok(pos) = Position::read(pos_text, rules.board()) else {
+        return;
+    };
+    let _ = pos.to_text(rules.board());
+    let _ = pos.diagram(rules.board());
+    let _ = pos.parse_move(rules, move_text);
+    if pos.validate(rules).is_err() {
+        // The probe must refuse it too.
+        assert!(s.db.value(&pos).is_err());
+        assert!(s.wdl.wdl(&pos).is_err());
+        return;
+    }
+    let value = s.db.value(&pos);
+    let wdl = s.wdl.wdl(&pos);
+    if let (Ok(v), Ok(w)) = (&value, &wdl) {
+        assert_eq!(morris_db::wdl::Wdl::from(*v), *w, "{}", pos.to_text(rules.board()));
+    }
+    let _ = s.db.analyze(&pos);
+    let _ = s.db.best_move(&pos);
+    let _ = s.db.principal_line(&pos, 30);
+    let _ = s.wdl.analyze(&pos);
+});
