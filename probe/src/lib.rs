@@ -258,14 +258,24 @@ impl Database {
     /// draw it never ends, so `max_plies` bounds it. Empty when the game is
     /// over.
     ///
-    /// ```no_run
-    /// use morris_db::{Position, RuleSet};
+    /// ```
+    /// use morris_db::{Position, RuleSet, Value};
     /// use morris_probe::Database;
     ///
+    /// // A tiny database: the sliding sector 3-3 of the standard game.
     /// let rules = RuleSet::preset("nine")?;
-    /// let db = Database::open("nine-db", rules)?;
-    /// let pos = Position::parse("W:a4,a1,d3,g7 B:a7,d1,c4 b", db.rules().board())?;
-    /// for (mv, value) in db.principal_line(&pos, 100)? {
+    /// let dir = tempfile::tempdir()?;
+    /// let options = morris_solver::SolveOptions { max_stones: 6, progress: false };
+    /// morris_solver::solve_sliding(&rules, dir.path(), &options)?;
+    ///
+    /// let db = Database::open(dir.path(), rules)?;
+    /// let pos = Position::parse("W:a4,d1,g4 B:b2,d6,f2 w", db.rules().board())?;
+    /// assert_eq!(db.value(&pos)?, Value::Win(15));
+    /// let line = db.principal_line(&pos, 100)?;
+    /// assert_eq!(line.len(), 15); // to the end of the game
+    /// assert_eq!(line[0].1, Value::Win(15));
+    /// assert_eq!(line[14].1, Value::Win(1));
+    /// for (mv, value) in &line {
     ///     println!("{} {value:?}", mv.notation(db.rules().board()));
     /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -2,17 +2,28 @@
 //! (`morris export-wdl`; format in [`morris_db::wdl`]): two bits per
 //! position instead of sixteen, for engines that need no distance to mate.
 //!
-//! ```no_run
-//! use morris_db::{Position, RuleSet};
+//! ```
+//! use morris_db::wdl::{export_table, wdl_path};
+//! use morris_db::{Position, RuleSet, Sector, Table};
 //! use morris_probe::wdl::{Wdl, WdlDatabase};
 //!
+//! // A tiny database: the sliding sector 3-3 of the standard game.
 //! let rules = RuleSet::preset("nine")?;
-//! let pos = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", rules.board())?;
-//! let db = WdlDatabase::open("nine-wdl", rules)?;
+//! let dtm = tempfile::tempdir()?;
+//! let options = morris_solver::SolveOptions { max_stones: 6, progress: false };
+//! morris_solver::solve_sliding(&rules, dtm.path(), &options)?;
+//! // Its WDL export (what `morris export-wdl` writes).
+//! let wdl_dir = tempfile::tempdir()?;
+//! let sector = Sector::sliding(3, 3);
+//! let slots = rules.indexer().sector(3, 3).len();
+//! let table = Table::open(dtm.path(), &rules, sector, slots)?;
+//! export_table(&table, &wdl_path(wdl_dir.path(), &rules, sector))?;
+//!
+//! let db = WdlDatabase::open(wdl_dir.path(), rules)?;
+//! let pos = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", db.rules().board())?;
 //! assert_eq!(db.wdl(&pos)?, Wdl::Draw);
-//! for (mv, wdl) in db.analyze(&pos)? {
-//!     println!("{} {wdl}", mv.notation(db.rules().board()));
-//! }
+//! let moves = db.analyze(&pos)?; // best first
+//! assert_eq!(moves[0].1, Wdl::Draw);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
