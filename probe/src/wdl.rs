@@ -122,7 +122,8 @@ impl WdlDatabase {
     /// # Errors
     /// [`ProbeError::InvalidPosition`] for a position the rule set does not
     /// allow, [`ProbeError::Unreachable`] when the opponent already has
-    /// fewer than 3 stones, and the errors of [`WdlDatabase::table`].
+    /// fewer than 3 stones (or, where a line wins, the side to move has a
+    /// line), and the errors of [`WdlDatabase::table`].
     pub fn wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
         pos.validate(&self.rules)?;
         let us = pos.us().count_ones() + pos.us_in_hand() as u32;
@@ -136,6 +137,20 @@ impl WdlDatabase {
         }
         if us < 3 {
             return Ok(Wdl::Loss);
+        }
+        if self.rules.line_wins {
+            // Three Men's Morris: the opponent's line ended the game; a
+            // line of the side to move cannot arise (WDL files read padding
+            // as a draw, so this must be caught here).
+            if self.rules.has_line(pos.them()) {
+                return Ok(Wdl::Loss);
+            }
+            if self.rules.has_line(pos.us()) {
+                return Err(ProbeError::Unreachable(format!(
+                    "{} has a line, so the game ended before {} was to move",
+                    pos.side_to_move, pos.side_to_move
+                )));
+            }
         }
         let sector = pos.sector();
         let table = self.table(sector)?;
@@ -165,5 +180,56 @@ impl WdlDatabase {
             .collect::<Result<Vec<_>, ProbeError>>()?;
         out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.notation(board).cmp(&b.0.notation(board))));
         Ok(out)
+    }
+}
+
+/// A handle for many WDL probes from one thread: it keeps the files and
+/// sector indexes it has used, so that a probe touches no lock and no
+/// shared counter. Answers exactly as [`WdlDatabase::wdl`]. Get one per
+/// thread with [`WdlDatabase::prober`].
+#[derive(Debug)]
+pub struct WdlProber<'a> {
+    db: &'a WdlDatabase,
+    tables: Vec<(Sector, morris_db::SectorIndex, Arc<WdlTable>)>,
+}
+
+impl WdlDatabase {
+    /// A [`WdlProber`] for fast repeated probes from one thread.
+    pub fn prober(&self) -> WdlProber<'_> {
+        WdlProber { db: self, tables: Vec::new() }
+    }
+}
+
+impl WdlProber<'_> {
+    /// Win, draw or loss for the side to move, as [`WdlDatabase::wdl`].
+    ///
+    /// # Errors
+    /// As [`WdlDatabase::wdl`].
+    #[inline]
+    pub fn wdl(&mut self, pos: &Position) -> Result<Wdl, ProbeError> {
+        let rules = &self.db.rules;
+        let sector = pos.sector();
+        if rules.line_wins || sector.w + sector.wh < 3 || sector.b + sector.bh < 3 || pos.validate(rules).is_err() {
+            // Every unusual case, and every error, as `WdlDatabase::wdl` says.
+            return self.db.wdl(pos);
+        }
+        let i = match self.tables.iter().position(|(s, _, _)| *s == sector) {
+            Some(i) => i,
+            None => {
+                let table = self.db.table(sector)?;
+                let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+                self.tables.push((sector, index, table));
+                self.tables.len() - 1
+            }
+        };
+        let (_, index, table) = &self.tables[i];
+        let slot = index.index(pos.us(), pos.them());
+        table.wdl(slot).ok_or_else(|| {
+            ProbeError::Table(TableError::Corrupt {
+                path: table.path().to_path_buf(),
+                field: "payload",
+                detail: format!("slot {slot} of a canonical position holds no value"),
+            })
+        })
     }
 }

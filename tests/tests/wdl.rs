@@ -3,7 +3,8 @@
 //! database reads back as the win, draw or loss of its DTM value, in at most
 //! 2 bits per position; damaged, misplaced and foreign files give typed
 //! errors naming the file; no reader panics on arbitrary bytes; two threads
-//! get the same answers as one.
+//! get the same answers as one. Also `morris_probe::Prober`, the lock-free
+//! per-thread handle of the DTM database, against `Database::value`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -385,5 +386,78 @@ proptest! {
         let mut bytes = h.encode().to_vec();
         bytes.resize(HEADER_SIZE + tail, fill);
         read_everything(&bytes);
+    }
+}
+
+#[test]
+fn a_prober_answers_as_the_database() {
+    let f = fixture();
+    let db = Database::open(f.dtm.path(), nine()).unwrap();
+    let mut extra: Vec<Position> = [
+        "W:a4,a1 B:a7,d1,c4 w",                         // side to move down to 2: Loss(0)
+        "W:a4,a1,d3 B:a7,d1 w",                         // opponent down to 2: unreachable
+        "W:a1,a4,a7,b2,b4,b6,c3,c4,c5,d1 B:d2,d3,d5 w", // 10 stones: invalid
+        "W:a4,a1,d3,d2,d5 B:a7,d1,c4 w",                // 5-3: missing table
+        "W:a4,a1,d3 B:a7,d1,c4 w 1 0",                  // stones in hand: missing table
+    ]
+    .iter()
+    .map(|t| Position::parse(t, nine().board()).unwrap())
+    .collect();
+    extra.extend(positions(61));
+    std::thread::scope(|s| {
+        for half in extra.chunks(extra.len() / 2 + 1) {
+            let db = &db;
+            s.spawn(move || {
+                let mut prober = db.prober();
+                for p in half {
+                    assert_eq!(
+                        format!("{:?}", prober.value(p)),
+                        format!("{:?}", db.value(p)),
+                        "{}",
+                        p.to_text(nine().board())
+                    );
+                    // Twice: the second answer comes from the prober's cache.
+                    assert_eq!(format!("{:?}", prober.value(p)), format!("{:?}", db.value(p)));
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn whole_games_with_placement_and_lines_export_and_read_back() {
+    for preset in ["three", "six"] {
+        let rules = RuleSet::preset(preset).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        morris_solver::solve_all(&rules, dir.path(), false).unwrap();
+        let mut sectors = Vec::new();
+        for entry in fs::read_dir(dir.path()).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if let Some((_, s)) = Sector::parse_file_name(&name) {
+                let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
+                let t = Table::open(dir.path(), &rules, s, len).unwrap();
+                export_table(&t, &wdl_path(dir.path(), &rules, s)).unwrap();
+                sectors.push(s);
+            }
+        }
+        let dtm = Database::open(dir.path(), rules.clone()).unwrap();
+        let wdl = WdlDatabase::open(dir.path(), rules.clone()).unwrap();
+        let mut prober = wdl.prober();
+        let mut checked = 0;
+        for s in sectors {
+            let index = rules.indexer().sector(s.w as usize, s.b as usize);
+            let step = (index.len() / 500).max(1);
+            for slot in (0..index.len()).step_by(step as usize) {
+                // Canonical positions, and (for lines) unreachable ones.
+                let Some((us, them)) = index.position(slot) else { continue };
+                let p = Position::from_relative(us, them, Color::White, s.wh, s.bh);
+                let want = dtm.value(&p).map(Wdl::from).map_err(|e| e.to_string());
+                let got = wdl.wdl(&p).map_err(|e| e.to_string());
+                assert_eq!(got, want, "{preset} {}", p.to_text(rules.board()));
+                assert_eq!(prober.wdl(&p).map_err(|e| e.to_string()), want);
+                checked += 1;
+            }
+        }
+        assert!(checked > 500, "{preset}: {checked}");
     }
 }

@@ -132,6 +132,22 @@ fn rate(positions: &[Position], threads: usize, runs: usize, probe: &(dyn Fn(&Po
     median(rates)
 }
 
+/// As [`rate`], with each thread running `work` once (it probes every
+/// position).
+fn rate_with(positions: &[Position], threads: usize, runs: usize, work: &(dyn Fn() + Sync)) -> f64 {
+    let mut rates = Vec::new();
+    for _ in 0..runs {
+        let start = Instant::now();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(work);
+            }
+        });
+        rates.push(positions.len() as f64 / start.elapsed().as_secs_f64().max(1e-9));
+    }
+    median(rates)
+}
+
 /// Runs `morris bench-probe`.
 pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
@@ -193,6 +209,25 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
         many * threads as f64 / 1e6
     )?;
 
+    // The same through one `Prober` per thread (no lock, no shared counter).
+    let work = || {
+        let mut prober = db.prober();
+        let sum = positions.iter().fold(0u64, |sum, q| {
+            sum.wrapping_add(prober.value(black_box(q)).map_or(u64::MAX, |v| v.to_entry() as u64))
+        });
+        black_box(sum);
+    };
+    let prober_rate = |threads: usize| rate_with(&positions, threads, runs, &work);
+    let one = prober_rate(1);
+    let many = prober_rate(threads);
+    writeln!(
+        out,
+        "value through a Prober per thread, warm: {:.2} M probes/s on 1 thread; {:.2} M probes/s per thread on {threads} threads at once ({:.2} M/s in all)",
+        one / 1e6,
+        many / 1e6,
+        many * threads as f64 / 1e6
+    )?;
+
     if let Some(wdl_dir) = &args.wdl {
         let wdl_sectors = sectors_in(wdl_dir, &rules, true)?;
         let positions: Vec<Position> = positions.into_iter().filter(|p| wdl_sectors.contains(&p.sector())).collect();
@@ -209,6 +244,22 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
         writeln!(
             out,
             "wdl, warm: {:.2} M probes/s on 1 thread; {:.2} M probes/s per thread on {threads} threads at once ({:.2} M/s in all)",
+            one / 1e6,
+            many / 1e6,
+            many * threads as f64 / 1e6
+        )?;
+        let work = || {
+            let mut prober = wdl.prober();
+            let sum = positions
+                .iter()
+                .fold(0u64, |sum, q| sum.wrapping_add(prober.wdl(black_box(q)).map_or(7, |v| v as u64)));
+            black_box(sum);
+        };
+        let one = rate_with(&positions, 1, runs, &work);
+        let many = rate_with(&positions, threads, runs, &work);
+        writeln!(
+            out,
+            "wdl through a WdlProber per thread, warm: {:.2} M probes/s on 1 thread; {:.2} M probes/s per thread on {threads} threads at once ({:.2} M/s in all)",
             one / 1e6,
             many / 1e6,
             many * threads as f64 / 1e6
