@@ -54,10 +54,15 @@ fuzz_target!(|data: &[u8]| {
         // The probe must refuse it too.
         assert!(s.db.value(&pos).is_err());
         assert!(s.wdl.wdl(&pos).is_err());
+        assert!(s.db.prober().value(&pos).is_err());
+        assert!(s.wdl.prober().wdl(&pos).is_err());
         return;
     }
     let value = s.db.value(&pos);
     let wdl = s.wdl.wdl(&pos);
+    // The per-thread handles answer as the databases do.
+    assert_eq!(format!("{:?}", s.db.prober().value(&pos)), format!("{value:?}"));
+    assert_eq!(format!("{:?}", s.wdl.prober().wdl(&pos)), format!("{wdl:?}"));
     if let (Ok(v), Ok(w)) = (&value, &wdl) {
         assert_eq!(morris_db::wdl::Wdl::from(*v), *w, "{}", pos.to_text(rules.board()));
     }
