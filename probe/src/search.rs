@@ -56,6 +56,10 @@ pub struct SearchStats {
     pub seconds: f64,
 }
 
+/// Entries kept in one searcher's transposition table (about 40 bytes
+/// each) before it is cleared.
+const MAX_TRANSPOSITIONS: usize = 40_000_000;
+
 /// Bounds on a position's value: `lower <= value <= upper`.
 #[derive(Clone, Copy)]
 struct Bounds {
@@ -221,6 +225,10 @@ impl<'a> Prover<'a> {
             Some(old) => Bounds { lower: old.lower.max(bounds.lower), upper: old.upper.min(bounds.upper) },
             None => bounds,
         };
+        if self.transpositions.len() >= MAX_TRANSPOSITIONS {
+            // Bounded memory: start afresh (values stay exact, work grows).
+            self.transpositions.clear();
+        }
         self.transpositions.insert(key, merged);
         Ok(best)
     }
