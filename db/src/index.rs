@@ -169,6 +169,18 @@ impl Indexer {
         self.orbits[w].get_or_init(|| Arc::new(OrbitTable::build(&self.board, w)))
     }
 
+    /// The slot of a position in its sector (`w = |us|`, `b = |them|`),
+    /// without building a [`SectorIndex`]: no reference counts are touched,
+    /// so probes from many threads do not contend. The caller guarantees
+    /// `us` and `them` are disjoint sets of the board's points.
+    #[inline]
+    pub fn slot(&self, us: Bitboard, them: Bitboard) -> u64 {
+        let (w, b) = (us.count_ones() as usize, them.count_ones() as usize);
+        let orbits = self.orbits(w);
+        let (orbit, rep, them) = canonicalise(&self.board, orbits, us, them);
+        orbit as u64 * BINOMIAL[self.board.len() - w][b] + rank_among_empty(rep, them)
+    }
+
     /// The index of the sector where the side to move has `w` stones on the
     /// board and the opponent `b` (hands do not change the index).
     ///
@@ -226,14 +238,7 @@ impl SectorIndex {
     /// they are disjoint.
     #[inline]
     pub fn canonical(&self, us: Bitboard, them: Bitboard) -> (usize, Bitboard, Bitboard) {
-        let syms = self.board.symmetries();
-        let (orbit, s) = self.orbits.orbit_of(us);
-        let mapped = syms[s].apply(them);
-        let mut best = mapped;
-        for &g in self.orbits.stabiliser(orbit) {
-            best = best.min(syms[g as usize].apply(mapped));
-        }
-        (orbit, self.orbits.representative(orbit), best)
+        canonicalise(&self.board, &self.orbits, us, them)
     }
 
     /// The slot of a position (see [`SectorIndex::canonical`] for what the
@@ -313,6 +318,19 @@ impl SectorIndex {
         }
         Some((rep, them))
     }
+}
+
+/// Orbit, representative and smallest mapped opponent set of a position.
+#[inline]
+fn canonicalise(board: &Board, orbits: &OrbitTable, us: Bitboard, them: Bitboard) -> (usize, Bitboard, Bitboard) {
+    let syms = board.symmetries();
+    let (orbit, s) = orbits.orbit_of(us);
+    let mapped = syms[s].apply(them);
+    let mut best = mapped;
+    for &g in orbits.stabiliser(orbit) {
+        best = best.min(syms[g as usize].apply(mapped));
+    }
+    (orbit, orbits.representative(orbit), best)
 }
 
 /// Colex rank of `them` after squeezing out the points of `occupied` (the

@@ -208,7 +208,7 @@ impl Database {
         }
         let sector = pos.sector();
         let table = self.table(sector)?;
-        let slot = self.rules.indexer().sector(sector.w as usize, sector.b as usize).index(pos.us(), pos.them());
+        let slot = self.rules.indexer().slot(pos.us(), pos.them());
         table.value(slot).ok_or_else(|| {
             ProbeError::Table(TableError::Corrupt {
                 path: table.path().to_path_buf(),
