@@ -189,6 +189,17 @@ impl Indexer {
     pub fn sector(&self, w: usize, b: usize) -> SectorIndex {
         let n = self.board.len();
         assert!(w + b <= n, "sector {w}-{b} does not fit on {n} points");
+        self.build_sector(w, b)
+    }
+
+    /// The index of sector `w-b`, or `None` when `w + b` stones do not fit
+    /// on the board (for sectors named by users or by file names).
+    pub fn try_sector(&self, w: usize, b: usize) -> Option<SectorIndex> {
+        (w.checked_add(b)? <= self.board.len()).then(|| self.build_sector(w, b))
+    }
+
+    fn build_sector(&self, w: usize, b: usize) -> SectorIndex {
+        let n = self.board.len();
         SectorIndex {
             board: self.board.clone(),
             orbits: self.orbits(w).clone(),

@@ -330,6 +330,15 @@ impl RuleSet {
         &self.indexer
     }
 
+    /// Whether sector `s` can exist under this rule set: its stones fit on
+    /// the board and no player has more than the rule set's stones. Sectors
+    /// named by users or by file names are checked with it before indexing.
+    pub fn sector_fits(&self, s: crate::Sector) -> bool {
+        (s.w as usize + s.b as usize) <= self.board.len()
+            && s.w as u32 + s.wh as u32 <= self.stones as u32
+            && s.b as u32 + s.bh as u32 <= self.stones as u32
+    }
+
     /// Whether a player with `stones` stones (board plus hand) flies.
     #[inline]
     pub fn flies(&self, stones: u32) -> bool {

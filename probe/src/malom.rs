@@ -450,6 +450,12 @@ impl MalomSector {
         if let Some(o) = (13..HEADER_SIZE).find(|&o| map[o] != 0) {
             return Err(corrupt("header", format!("byte {o} is {}, expected 0", map[o])));
         }
+        if !rules.sector_fits(sector) {
+            return Err(corrupt(
+                "file name",
+                format!("sector {sector} does not exist under rule set `{}`", rules.name()),
+            ));
+        }
         let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
         let slots = index.len();
         let entries_end = HEADER_SIZE as u64 + ENTRY_BYTES as u64 * slots;
@@ -761,7 +767,7 @@ impl MalomDatabase {
             .flatten()
             .flatten()
             .filter_map(|e| MalomGame::parse_file_name(&e.file_name().to_string_lossy()))
-            .filter(|&(g, _)| g == self.game)
+            .filter(|&(g, s)| g == self.game && self.rules.sector_fits(s))
             .map(|(_, s)| s)
             .collect();
         v.sort();

@@ -244,7 +244,7 @@ impl Verifier {
         for entry in std::fs::read_dir(&self.dir)? {
             let name = entry?.file_name();
             if let Some((preset, sector)) = Sector::parse_file_name(&name.to_string_lossy()) {
-                if preset == self.rules.name() {
+                if preset == self.rules.name() && self.rules.sector_fits(sector) {
                     out.push(sector);
                 }
             }

@@ -70,7 +70,7 @@ fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot read database directory {}", args.db.display()))?
         .flatten()
         .filter_map(|e| Sector::parse_file_name(&e.file_name().to_string_lossy()))
-        .filter(|(preset, _)| preset == rules.name())
+        .filter(|(preset, s)| preset == rules.name() && rules.sector_fits(*s))
         .map(|(_, s)| s)
         .collect();
     let malom_sectors: BTreeSet<Sector> = malom.sectors_present().into_iter().collect();

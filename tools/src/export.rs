@@ -35,7 +35,7 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot read database directory {}", dir.display()))?
         .flatten()
         .filter_map(|e| Sector::parse_file_name(&e.file_name().to_string_lossy()))
-        .filter(|(p, _)| p == rules.name())
+        .filter(|(p, s)| p == rules.name() && rules.sector_fits(*s))
         .map(|(_, s)| s)
         .collect();
     sectors.sort_by_key(|s| (s.wh + s.bh, s.w + s.b, s.w, s.wh));

@@ -42,6 +42,9 @@ fn check(path: &std::path::Path, preset: &str, sector: Sector) -> anyhow::Result
     table.verify_checksum()?;
     let rules =
         RuleSet::preset(preset).with_context(|| format!("{}: file name names no known rule set", path.display()))?;
+    if !rules.sector_fits(sector) {
+        anyhow::bail!("{}: file name names sector {sector}, which rule set `{preset}` cannot have", path.display());
+    }
     let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
     table.check(&rules, sector, len)?;
     Ok(table.header().clone())

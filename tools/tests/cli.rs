@@ -804,3 +804,15 @@ impl JsonParser<'_> {
         }
     }
 }
+
+/// A file whose name names a sector the rule set cannot have (20 + 20
+/// stones on 24 points) is an error naming the file, not a panic.
+#[test]
+fn impossible_sector_in_a_file_name_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(db7().join("nine_3_3_0_0.mtb"), dir.path().join("nine_20_20_0_0.mtb")).unwrap();
+    let err = fails(&["stats", "--db", s(dir.path())]);
+    contains_all(&err, &["nine_20_20_0_0.mtb", "20-20"], "impossible sector");
+    let err = fails(&["verify", "--db", s(dir.path())]);
+    assert!(!err.contains("panicked"), "{err}");
+}
