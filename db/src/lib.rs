@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod board;
+pub mod compressed;
 pub mod fen;
 pub mod index;
 pub mod mapped;

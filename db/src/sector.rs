@@ -38,10 +38,12 @@ impl Sector {
         format!("{preset}_{}_{}_{}_{}.{}", self.w, self.b, self.wh, self.bh, TABLE_EXTENSION)
     }
 
-    /// Parses a file name made by [`Sector::file_name`], giving the preset
-    /// and the sector.
+    /// Parses a file name made by [`Sector::file_name`] (or its compressed
+    /// form, `.mtz`), giving the preset and the sector.
     pub fn parse_file_name(name: &str) -> Option<(String, Sector)> {
-        let stem = name.strip_suffix(&format!(".{TABLE_EXTENSION}"))?;
+        let stem = name
+            .strip_suffix(&format!(".{TABLE_EXTENSION}"))
+            .or_else(|| name.strip_suffix(&format!(".{}", crate::compressed::COMPRESSED_EXTENSION)))?;
         let mut parts = stem.rsplitn(5, '_');
         let bh = parts.next()?.parse().ok()?;
         let wh = parts.next()?.parse().ok()?;

@@ -11,7 +11,7 @@
 //! | 24 | 16 | rule-set name, UTF-8, zero-padded |
 //! | 40 | 4 | sector: w, b, wh, bh (one byte each) |
 //! | 44 | 4 | index scheme version ([`INDEX_VERSION`]) |
-//! | 48 | 4 | entry encoding ([`ENCODING_DTM16`]) |
+//! | 48 | 4 | entry encoding ([`ENCODING_DTM16`], or [`ENCODING_DTM8_ZSTD`] for a compressed `.mtz` table) |
 //! | 52 | 4 | reserved, zero |
 //! | 56 | 8 | entry count (slots) |
 //! | 64 | 8 | canonical positions |
@@ -28,6 +28,10 @@
 //! renamed, so a file with the final name is always complete. Opening checks
 //! every header field and the file size; the payload checksum is checked by
 //! [`Table::verify_checksum`] (a full read).
+//!
+//! A [`Table`] also reads the compressed form of the same values
+//! ([`crate::compressed`]); [`Table::open`] takes the `.mtb` file when both
+//! exist.
 
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
@@ -36,6 +40,7 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
+use crate::compressed::{CompressedLayout, COMPRESSED_EXTENSION, ENCODING_DTM8_ZSTD};
 use crate::mapped::map_file;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
@@ -141,6 +146,9 @@ pub struct TableHeader {
     pub max_win: u32,
     /// Longest loss, in plies (0 when there are no losses or only `Loss(0)`).
     pub max_loss: u32,
+    /// How the payload is stored: [`ENCODING_DTM16`] or
+    /// [`ENCODING_DTM8_ZSTD`].
+    pub encoding: u32,
     /// XXH3-64 of the payload bytes.
     pub payload_checksum: u64,
 }
@@ -160,6 +168,7 @@ impl TableHeader {
             draws: 0,
             max_win: 0,
             max_loss: 0,
+            encoding: ENCODING_DTM16,
             payload_checksum: 0,
         };
         for &e in entries {
@@ -197,7 +206,7 @@ impl TableHeader {
         b[24..24 + n].copy_from_slice(&name[..n]);
         b[40..44].copy_from_slice(&[self.sector.w, self.sector.b, self.sector.wh, self.sector.bh]);
         b[44..48].copy_from_slice(&INDEX_VERSION.to_le_bytes());
-        b[48..52].copy_from_slice(&ENCODING_DTM16.to_le_bytes());
+        b[48..52].copy_from_slice(&self.encoding.to_le_bytes());
         b[56..64].copy_from_slice(&self.entry_count.to_le_bytes());
         b[64..72].copy_from_slice(&self.canonical_positions.to_le_bytes());
         b[72..80].copy_from_slice(&self.wins.to_le_bytes());
@@ -251,11 +260,12 @@ impl TableHeader {
                 format!("{}, expected {INDEX_VERSION}", u32_at(44)),
             ));
         }
-        if u32_at(48) != ENCODING_DTM16 {
+        let encoding = u32_at(48);
+        if encoding != ENCODING_DTM16 && encoding != ENCODING_DTM8_ZSTD {
             return Err(TableError::corrupt(
                 path,
                 "entry encoding",
-                format!("{}, expected {ENCODING_DTM16}", u32_at(48)),
+                format!("{encoding}, expected {ENCODING_DTM16} or {ENCODING_DTM8_ZSTD}"),
             ));
         }
         let name_bytes: Vec<u8> = bytes[24..40].iter().copied().take_while(|&c| c != 0).collect();
@@ -272,6 +282,7 @@ impl TableHeader {
             draws: u64_at(88),
             max_win: u32_at(96),
             max_loss: u32_at(100),
+            encoding,
             payload_checksum: u64_at(104),
         };
         let sum = h.wins.checked_add(h.losses).and_then(|s| s.checked_add(h.draws));
@@ -306,16 +317,31 @@ pub fn table_path(dir: &Path, rules: &RuleSet, sector: Sector) -> PathBuf {
 /// # Errors
 /// [`TableError::Io`] naming the file (a full disk among them).
 pub fn write_table(path: &Path, header: &TableHeader, entries: &[u16]) -> Result<(), TableError> {
+    write_atomically(path, |w| {
+        w.write_all(&header.encode())?;
+        for chunk in entries.chunks(1 << 16) {
+            w.write_all(&entries_to_bytes(chunk))?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes a file atomically: `write` fills `<path>.tmp`, which is synced
+/// and renamed to `path`. On any error the temporary file is removed.
+///
+/// # Errors
+/// [`TableError::Io`] naming `path`.
+pub(crate) fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
+) -> Result<(), TableError> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
     let result = (|| -> io::Result<()> {
         let file = File::create(&tmp)?;
         let mut w = io::BufWriter::with_capacity(1 << 20, file);
-        w.write_all(&header.encode())?;
-        for chunk in entries.chunks(1 << 16) {
-            w.write_all(&entries_to_bytes(chunk))?;
-        }
+        write(&mut w)?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
         fs::rename(&tmp, path)?;
@@ -333,6 +359,8 @@ pub struct Table {
     path: PathBuf,
     header: TableHeader,
     map: Mmap,
+    /// `Some` for a compressed table.
+    compressed: Option<CompressedLayout>,
 }
 
 impl Table {
@@ -352,6 +380,10 @@ impl Table {
         }
         let map = map_file(&file).map_err(|e| TableError::io(path, e))?;
         let header = TableHeader::decode(&map, path)?;
+        if header.encoding == ENCODING_DTM8_ZSTD {
+            let layout = CompressedLayout::parse(&map, &header, path)?;
+            return Ok(Table { path: path.to_path_buf(), header, map, compressed: Some(layout) });
+        }
         let expected = header.entry_count.checked_mul(2).and_then(|p| p.checked_add(HEADER_SIZE as u64));
         if expected != Some(map.len() as u64) {
             return Err(TableError::corrupt(
@@ -365,11 +397,12 @@ impl Table {
                 ),
             ));
         }
-        Ok(Table { path: path.to_path_buf(), header, map })
+        Ok(Table { path: path.to_path_buf(), header, map, compressed: None })
     }
 
-    /// Opens `sector`'s table of `rules` in `dir` and checks that it belongs
-    /// to that rule set and sector and has `expected_entries` entries.
+    /// Opens `sector`'s table of `rules` in `dir` (the `.mtb` file, else the
+    /// compressed `.mtz` one) and checks that it belongs to that rule set
+    /// and sector and has `expected_entries` entries.
     ///
     /// # Errors
     /// [`TableError::Missing`] when the file does not exist,
@@ -377,10 +410,14 @@ impl Table {
     /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
     pub fn open(dir: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<Table, TableError> {
         let path = table_path(dir, rules, sector);
-        if !path.exists() {
+        let packed = path.with_extension(COMPRESSED_EXTENSION);
+        let table = if path.exists() {
+            Table::open_unchecked(&path)?
+        } else if packed.exists() {
+            Table::open_unchecked(&packed)?
+        } else {
             return Err(TableError::Missing { sector, path });
-        }
-        let table = Table::open_unchecked(&path)?;
+        };
         table.check(rules, sector, expected_entries)?;
         Ok(table)
     }
@@ -439,9 +476,18 @@ impl Table {
         &self.path
     }
 
-    /// The raw entry of `slot`; `None` past the end.
+    /// Whether the table is stored compressed ([`crate::compressed`]).
+    pub fn is_compressed(&self) -> bool {
+        self.compressed.is_some()
+    }
+
+    /// The raw entry of `slot`; `None` past the end (and, in a compressed
+    /// table, for a block that does not decompress).
     #[inline]
     pub fn entry(&self, slot: u64) -> Option<u16> {
+        if let Some(layout) = &self.compressed {
+            return layout.entry(&self.map, slot);
+        }
         let o = usize::try_from(slot).ok()?.checked_mul(2)?.checked_add(HEADER_SIZE)?;
         let b = self.map.get(o..o.checked_add(2)?)?;
         Some(u16::from_le_bytes([b[0], b[1]]))

@@ -250,6 +250,8 @@ impl Verifier {
             }
         }
         out.sort_by_key(|s| (s.wh + s.bh, s.w + s.b, s.w, s.wh));
+        // A sector may have both a `.mtb` and a compressed `.mtz` file.
+        out.dedup();
         Ok(out)
     }
 

@@ -533,6 +533,7 @@ proptest! {
             draws,
             max_win: distances.0,
             max_loss: distances.1,
+            encoding: morris_db::table::ENCODING_DTM16,
             payload_checksum: sums.1,
         };
         let bytes = h.encode();

@@ -39,6 +39,7 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
         .map(|(_, s)| s)
         .collect();
     sectors.sort_by_key(|s| (s.wh + s.bh, s.w + s.b, s.w, s.wh));
+    sectors.dedup(); // a `.mtb` and a `.mtz` file of the same sector
     if sectors.is_empty() {
         anyhow::bail!("{} holds no table of rule set `{}`", dir.display(), rules.name());
     }

@@ -6,6 +6,7 @@
 mod bench;
 mod bench_probe;
 mod compare;
+mod compress;
 mod export;
 mod line;
 mod perft;
@@ -96,6 +97,10 @@ enum Command {
     /// Write compact WDL files (win/draw/loss only, 1.6 bits per slot, no
     /// distance to mate) of a database's tables, for distribution.
     ExportWdl(export::ExportWdlArgs),
+    /// Write the compressed form (`.mtz`: exact DTM, about a fifth of the
+    /// size) of a database's tables, check every slot against the original,
+    /// and optionally delete the originals. Every command reads both forms.
+    Compress(compress::CompressArgs),
     /// Time the probe: opening a database and answering a first query, and
     /// warm probes per second per thread.
     BenchProbe(bench_probe::BenchProbeArgs),
@@ -207,6 +212,7 @@ fn main() -> ExitCode {
         Command::Show(a) => query::show(a),
         Command::Value(a) => value::run(a),
         Command::Prove(a) => prove::run(a),
+        Command::Compress(a) => compress::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Perft(a) => perft::run(a),

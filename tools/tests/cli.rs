@@ -816,3 +816,34 @@ fn impossible_sector_in_a_file_name_is_an_error() {
     let err = fails(&["verify", "--db", s(dir.path())]);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+// ---------------------------------------------------------------------------
+// compress
+
+#[test]
+fn compressed_tables_answer_as_the_originals() {
+    let dir = copy_of_db7();
+    let out = ok(&["compress", "--db", s(dir.path()), "--remove-originals"]);
+    contains_all(&out, &["3-3", "3-4", "4-3", "every slot checked"], "compress");
+    let names: Vec<String> =
+        fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(names.iter().all(|n| n.ends_with(".mtz")), "{names:?}");
+    assert_eq!(names.len(), 3);
+    // verify re-derives every stored value from its successors' values.
+    contains_all(&ok(&["verify", "--db", s(dir.path())]), &["3 of 3 tables OK"], "verify");
+    assert_eq!(
+        ok(&["stats", "--db", s(dir.path()), "--format", "csv"]),
+        ok(&["stats", "--db", s(db7()), "--format", "csv"])
+    );
+    let (won, _) = a_won_position();
+    for text in DRAWN.iter().copied().chain([won.as_str()]) {
+        assert_eq!(ok(&["analyze", "--db", s(dir.path()), text]), ok(&["analyze", "--db", s(db7()), text]), "{text}");
+    }
+    // A damaged compressed table is refused, as a damaged original is.
+    let path = dir.path().join("nine_3_3_0_0.mtz");
+    let mut bytes = fs::read(&path).unwrap();
+    let last = bytes.len() - 10;
+    bytes[last] ^= 0x41;
+    fs::write(&path, &bytes).unwrap();
+    contains_all(&fails(&["probe", "--db", s(dir.path()), DRAWN[0]]), &["payload checksum"], "damaged");
+}
