@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::bail;
+use morris_db::compressed::COMPRESSED_EXTENSION;
 use morris_db::table::{table_path, HEADER_SIZE};
 use morris_db::{RuleSet, Sector};
 use morris_solver::placement::placement_sectors;
@@ -36,7 +37,8 @@ impl Plan {
         let mut add = |sectors: &[Sector]| {
             let mut unit = 0;
             for &s in sectors {
-                if !table_path(dir, rules, s).exists() {
+                let path = table_path(dir, rules, s);
+                if !path.exists() && !path.with_extension(COMPRESSED_EXTENSION).exists() {
                     plan.missing += 1;
                     plan.slots += len(s);
                     unit += len(s);

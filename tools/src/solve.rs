@@ -47,6 +47,10 @@ pub struct SolveArgs {
     /// Also print, per solved pair, the time of each phase and the plies.
     #[arg(long, short)]
     verbose: bool,
+    /// Print what the solve would take (tables missing, slots, estimated
+    /// time, memory and disk) and stop without solving.
+    #[arg(long)]
+    plan: bool,
 }
 
 /// Runs `morris solve`.
@@ -58,6 +62,14 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     }
     let options = SolveOptions { max_stones: args.max_stones.unwrap_or(u32::MAX), progress: !args.quiet };
     let plan = Plan::new(&rules, &args.db.db, options.max_stones, args.phase == Phase::All);
+    if args.plan {
+        if plan.is_empty() {
+            writeln!(out, "nothing to solve: every table is in {}", args.db.db.display())?;
+        } else {
+            plan.report(&rules, &args.db.db, true, &mut out)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if !plan.is_empty() && !args.quiet {
         plan.report(&rules, &args.db.db, args.force, &mut out)?;
     }
