@@ -4,8 +4,12 @@
 //! sector of the small rule sets; and a value that depends neither on move
 //! ordering nor on how the root is split.
 
-use morris_db::{Color, Position, RuleSet, Value};
-use morris_probe::search::{Prover, SearchOptions};
+use std::sync::Arc;
+
+use morris_db::wdl::{export_table, wdl_path};
+use morris_db::{Color, Position, RuleSet, Table, Value};
+use morris_probe::search::{prove_parallel, Prover, SearchOptions, TranspositionTable};
+use morris_probe::wdl::WdlDatabase;
 use morris_probe::Database;
 use morris_solver::placement::placement_sectors;
 use morris_solver::solve_all;
@@ -18,14 +22,49 @@ fn wdl(v: Value) -> i8 {
     }
 }
 
+/// How the searcher of [`search_agrees_with_tables`] is set up.
+#[derive(Clone, Copy)]
+struct Setup {
+    ordering: bool,
+    /// Leaves from WDL files exported from the DTM tables.
+    wdl: bool,
+    /// A transposition table of the smallest size, so that entries are
+    /// replaced all the time.
+    small_table: bool,
+}
+
+const PLAIN: Setup = Setup { ordering: true, wdl: false, small_table: false };
+
+/// Exports every sliding table of `dir` as WDL files into a new directory.
+fn export_sliding(rules: &RuleSet, dir: &std::path::Path) -> tempfile::TempDir {
+    let out = tempfile::tempdir().unwrap();
+    for w in 0..=rules.board().len() as u8 {
+        for b in 0..=rules.board().len() as u8 - w {
+            let sector = morris_db::Sector::sliding(w, b);
+            let len = rules.indexer().sector(w as usize, b as usize).len();
+            if let Ok(table) = Table::open(dir, rules, sector, len) {
+                export_table(&table, &wdl_path(out.path(), rules, sector)).unwrap();
+            }
+        }
+    }
+    out
+}
+
 /// Every canonical placement position: the search agrees with the tables.
-fn search_agrees_with_tables(preset: &str, ordering: bool) {
+fn search_agrees_with_tables(preset: &str, setup: Setup) {
     let rules = RuleSet::preset(preset).unwrap();
     let dir = tempfile::tempdir().unwrap();
     solve_all(&rules, dir.path(), false).unwrap();
     let db = Database::open(dir.path(), rules.clone()).unwrap();
-    let mut prover =
-        Prover::new(&db, SearchOptions { use_placement_tables: false, move_ordering: ordering, progress: None });
+    let wdl_dir = setup.wdl.then(|| export_sliding(&rules, dir.path()));
+    let options = SearchOptions {
+        move_ordering: setup.ordering,
+        wdl: wdl_dir.as_ref().map(|d| Arc::new(WdlDatabase::open(d.path(), rules.clone()).unwrap())),
+        transpositions: setup.small_table.then(|| Arc::new(TranspositionTable::with_entries(1024))),
+        ..SearchOptions::default()
+    };
+    let ordering = setup.ordering;
+    let mut prover = Prover::new(&db, options);
     let mut compared = 0u64;
     for sector in placement_sectors(&rules) {
         let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
@@ -50,24 +89,31 @@ fn search_agrees_with_tables(preset: &str, ordering: bool) {
 
 #[test]
 fn three_every_placement_position() {
-    search_agrees_with_tables("three", true);
-    search_agrees_with_tables("three", false);
+    search_agrees_with_tables("three", PLAIN);
+    search_agrees_with_tables("three", Setup { ordering: false, ..PLAIN });
+    search_agrees_with_tables("three", Setup { wdl: true, small_table: true, ..PLAIN });
 }
 
 #[test]
 fn three_nodiagonal_every_placement_position() {
-    search_agrees_with_tables("three-nodiagonal", true);
-    search_agrees_with_tables("three-nodiagonal", false);
+    search_agrees_with_tables("three-nodiagonal", PLAIN);
+    search_agrees_with_tables("three-nodiagonal", Setup { ordering: false, ..PLAIN });
+    search_agrees_with_tables("three-nodiagonal", Setup { wdl: true, small_table: true, ..PLAIN });
 }
 
 #[test]
 fn six_every_placement_position() {
-    search_agrees_with_tables("six", true);
+    search_agrees_with_tables("six", PLAIN);
+}
+
+#[test]
+fn six_every_placement_position_from_wdl_leaves_with_a_small_table() {
+    search_agrees_with_tables("six", Setup { wdl: true, small_table: true, ..PLAIN });
 }
 
 #[test]
 fn six_flying_every_placement_position() {
-    search_agrees_with_tables("six-flying", true);
+    search_agrees_with_tables("six-flying", PLAIN);
 }
 
 /// The start of `six` and each first move: the same value with and without
@@ -82,14 +128,41 @@ fn six_value_independent_of_ordering_and_split() {
     let start = Position::start(&rules);
     let whole = Prover::new(&db, SearchOptions::default()).prove(&start).unwrap();
     let unordered =
-        Prover::new(&db, SearchOptions { use_placement_tables: false, move_ordering: false, progress: None })
-            .prove(&start)
-            .unwrap();
+        Prover::new(&db, SearchOptions { move_ordering: false, ..SearchOptions::default() }).prove(&start).unwrap();
     let split = start
         .legal_moves(&rules)
         .into_iter()
         .map(|mv| -Prover::new(&db, SearchOptions::default()).prove(&start.play_unchecked(mv)).unwrap())
         .max()
         .unwrap();
-    assert_eq!((whole, unordered, split), (0, 0, 0), "six is a draw (Liou 2026)");
+    let (threads, stats) = prove_parallel(&db, &SearchOptions::default(), &start, 2).unwrap();
+    assert!(stats.nodes > 0);
+    assert_eq!((whole, unordered, split, threads), (0, 0, 0, 0), "six is a draw (Liou 2026)");
+}
+
+/// Two threads sharing one transposition table (each deferring what the
+/// other searches) give every first move of `six` and of `six-flying` the
+/// value of the placement tables; so does one thread with a table so small
+/// that entries are replaced all the time.
+#[test]
+fn six_first_moves_in_parallel_and_with_a_small_table() {
+    for preset in ["six", "six-flying"] {
+        let rules = RuleSet::preset(preset).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        solve_all(&rules, dir.path(), false).unwrap();
+        let db = Database::open(dir.path(), rules.clone()).unwrap();
+        let start = Position::start(&rules);
+        let shared = SearchOptions { transpositions: Some(Arc::new(TranspositionTable::new(8))), ..Default::default() };
+        let small = SearchOptions {
+            transpositions: Some(Arc::new(TranspositionTable::with_entries(1024))),
+            ..Default::default()
+        };
+        for mv in start.legal_moves(&rules) {
+            let child = start.play_unchecked(mv);
+            let table = wdl(db.value(&child).unwrap());
+            let (parallel, _) = prove_parallel(&db, &shared, &child, 2).unwrap();
+            let (single, _) = prove_parallel(&db, &small, &child, 1).unwrap();
+            assert_eq!((parallel, single), (table, table), "{preset} after {}", mv.notation(rules.board()));
+        }
+    }
 }

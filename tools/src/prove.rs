@@ -4,6 +4,7 @@
 //! tables, after Gasser (1996).
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -13,9 +14,9 @@ use std::sync::Arc;
 use clap::Args;
 use indicatif::ProgressBar;
 use morris_db::{Position, Value};
-use morris_probe::search::{Prover, SearchOptions, SearchStats, Wdl};
+use morris_probe::search::{prove_parallel, SearchOptions, SearchStats, TranspositionTable, Wdl};
+use morris_probe::wdl::WdlDatabase;
 use morris_probe::Database;
-use rayon::prelude::*;
 
 use crate::{DbArg, RulesArg};
 
@@ -26,19 +27,33 @@ pub struct ProveArgs {
     rules: RulesArg,
     #[command(flatten)]
     db: DbArg,
+    /// Read the leaves (sliding positions) from the WDL files in DIR
+    /// (`morris export-wdl`; may be `--db` itself) instead of the DTM
+    /// tables: same values, an eighth of the memory.
+    #[arg(long, value_name = "DIR")]
+    wdl: Option<PathBuf>,
     /// Also prove the value of every first move (one per symmetry class).
     #[arg(long)]
     divide: bool,
-    /// Search first moves in parallel, one transposition table each
-    /// (default with more than one thread).
+    /// Threads searching together, sharing one transposition table
+    /// (default: one per core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// One thread (same as `--threads 1`).
     #[arg(long)]
     no_parallel: bool,
-    /// Switch the move-ordering heuristic off (same value, more work).
+    /// Size of the transposition table in MiB (8 bytes per entry).
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    table_mib: usize,
+    /// Switch move ordering off (same value, more work).
     #[arg(long)]
     no_ordering: bool,
     /// Compare the result with the placement tables where they exist.
     #[arg(long)]
     check: bool,
+    /// Also print the positions searched by plies to the leaves.
+    #[arg(long, short)]
+    verbose: bool,
     /// No progress display.
     #[arg(long, short)]
     quiet: bool,
@@ -55,12 +70,6 @@ fn word(v: Wdl) -> &'static str {
     }
 }
 
-fn add(total: &mut SearchStats, s: &SearchStats) {
-    total.nodes += s.nodes;
-    total.table_probes += s.table_probes;
-    total.transpositions += s.transpositions;
-}
-
 /// Runs `morris prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
@@ -73,16 +82,25 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         pos
     };
     let db = Database::open(&args.db.db, rules.clone())?;
+    let wdl = args.wdl.as_ref().map(|dir| WdlDatabase::open(dir, rules.clone())).transpose()?.map(Arc::new);
+    let threads = if args.no_parallel {
+        1
+    } else {
+        args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+    };
     let counter = Arc::new(AtomicU64::new(0));
+    let table = Arc::new(TranspositionTable::new(args.table_mib));
     let options = SearchOptions {
         use_placement_tables: false,
         move_ordering: !args.no_ordering,
         progress: Some(counter.clone()),
+        wdl,
+        transpositions: Some(table.clone()),
     };
     let done = Arc::new(AtomicBool::new(false));
+    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
     let spinner = {
-        let (counter, done) = (counter.clone(), done.clone());
-        let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
+        let (counter, done, bar) = (counter.clone(), done.clone(), bar.clone());
         std::thread::spawn(move || {
             let start = Instant::now();
             while !done.load(Ordering::Relaxed) {
@@ -98,39 +116,48 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         })
     };
     let start = Instant::now();
-    let parallel = !args.no_parallel && rayon::current_num_threads() > 1;
-    // First moves up to symmetry: one representative per canonical child.
-    let mut seen = std::collections::HashSet::new();
-    let moves: Vec<_> = pos
-        .legal_moves(&rules)
-        .into_iter()
-        .filter(|&mv| {
-            let c = pos.play_unchecked(mv);
-            let s = c.sector();
-            seen.insert((s, rules.indexer().sector(s.w as usize, s.b as usize).index(c.us(), c.them())))
-        })
-        .collect();
-    let (value, per_move, stats) = if (parallel || args.divide) && !moves.is_empty() {
-        let results: Vec<_> = moves
-            .par_iter()
-            .map(|&mv| {
-                let mut prover = Prover::new(&db, options.clone());
-                let v = prover.prove(&pos.play_unchecked(mv)).map(|v| -v);
-                (mv, v, prover.stats())
+    let mut disagree = 0;
+    let mut total = SearchStats::default();
+    let value = if args.divide && pos.us_in_hand() + pos.them_in_hand() > 0 {
+        // First moves up to symmetry: one representative per canonical child.
+        let mut seen = std::collections::HashSet::new();
+        let moves: Vec<_> = pos
+            .legal_moves(&rules)
+            .into_iter()
+            .filter(|&mv| {
+                let c = pos.play_unchecked(mv);
+                let s = c.sector();
+                seen.insert((s, rules.indexer().sector(s.w as usize, s.b as usize).index(c.us(), c.them())))
             })
             .collect();
-        let mut total = SearchStats::default();
-        let mut per_move = Vec::new();
-        for (mv, v, s) in results {
-            add(&mut total, &s);
-            per_move.push((mv, v?));
+        let mut best = -1;
+        for mv in moves {
+            let child = pos.play_unchecked(mv);
+            let (v, s) = prove_parallel(&db, &options, &child, threads)?;
+            let v = -v;
+            best = best.max(v);
+            total.add(&s);
+            let mut line = format!(
+                "  {:<8} {:<5} {:>12} positions {:>9.2} s",
+                mv.notation(rules.board()),
+                word(v),
+                s.nodes,
+                s.seconds
+            );
+            if args.check {
+                if let Ok(t) = db.value(&child) {
+                    let t = -wdl_of(t);
+                    line.push_str(if t == v { "  (tables agree)" } else { "  (TABLES DISAGREE)" });
+                    disagree += (t != v) as usize;
+                }
+            }
+            bar.suspend(|| writeln!(out, "{line}"))?;
         }
-        let value = per_move.iter().map(|m| m.1).max().unwrap_or(-1);
-        (value, per_move, total)
+        best
     } else {
-        let mut prover = Prover::new(&db, options.clone());
-        let v = prover.prove(&pos)?;
-        (v, Vec::new(), prover.stats())
+        let (v, s) = prove_parallel(&db, &options, &pos, threads)?;
+        total.add(&s);
+        v
     };
     let seconds = start.elapsed().as_secs_f64();
     done.store(true, Ordering::Relaxed);
@@ -138,30 +165,31 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     writeln!(out, "position `{}`: {} (by search)", pos.to_text(rules.board()), word(value))?;
     writeln!(
         out,
-        "{} positions searched, {} table probes, {} transposition entries, {:.2} s, peak memory {}",
-        stats.nodes,
-        stats.table_probes,
-        stats.transpositions,
+        "{} positions searched ({:.0} per second), {} table probes, {} of {} transposition entries used, {} thread{}, {:.2} s, peak memory {}",
+        total.nodes,
+        total.nodes as f64 / seconds.max(1e-9),
+        total.table_probes,
+        table.occupied(),
+        table.capacity(),
+        threads,
+        if threads == 1 { "" } else { "s" },
         seconds,
         crate::solve::peak_memory().unwrap_or_else(|| "unknown".into())
     )?;
-    let mut disagree = 0;
-    if args.divide {
-        for (mv, v) in &per_move {
-            let mut line = format!("  {:<8} {}", mv.notation(rules.board()), word(*v));
-            if args.check {
-                if let Ok(t) = db.value(&pos.play_unchecked(*mv)) {
-                    let t = -wdl(t);
-                    line.push_str(if t == *v { "  (tables agree)" } else { "  (TABLES DISAGREE)" });
-                    disagree += (t != *v) as usize;
-                }
-            }
-            writeln!(out, "{line}")?;
-        }
+    if args.verbose {
+        let by_depth: Vec<String> = total
+            .nodes_by_depth
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, &n)| n > 0)
+            .map(|(d, n)| format!("{d}: {n}"))
+            .collect();
+        writeln!(out, "positions by plies to the leaves: {}", by_depth.join(", "))?;
     }
     if args.check {
         match db.value(&pos) {
-            Ok(t) if wdl(t) == value => writeln!(out, "placement tables agree: {t:?}")?,
+            Ok(t) if wdl_of(t) == value => writeln!(out, "placement tables agree: {t:?}")?,
             Ok(t) => {
                 writeln!(out, "placement tables DISAGREE: {t:?}")?;
                 disagree += 1;
@@ -172,7 +200,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     Ok(if disagree == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-fn wdl(v: Value) -> Wdl {
+fn wdl_of(v: Value) -> Wdl {
     match v {
         Value::Win(_) => 1,
         Value::Draw => 0,
