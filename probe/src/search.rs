@@ -352,6 +352,8 @@ pub struct Prover<'a> {
     history: Vec<u32>,
     stats: SearchStats,
     stop: Option<Arc<AtomicBool>>,
+    /// Children's keys of the node being searched, reused.
+    keys: Vec<(Option<u64>, usize)>,
     /// Defer moves other threads are searching (set by [`prove_parallel`]).
     share: bool,
 }
@@ -397,6 +399,7 @@ impl<'a> Prover<'a> {
             history: vec![0; 32 * 33],
             stats: SearchStats::default(),
             stop: None,
+            keys: Vec::new(),
             share: false,
         }
     }
@@ -435,7 +438,10 @@ impl<'a> Prover<'a> {
         let (us, them, uh, th) = (pos.us(), pos.them(), pos.us_in_hand(), pos.them_in_hand());
         let v = match self.immediate(us, them, uh, th)? {
             Some(v) => v,
-            None => self.search(us, them, uh, th, -1, 1, 0)?,
+            None => {
+                let known = self.key(us, them, uh, th);
+                self.search(us, them, uh, th, -1, 1, 0, known)?
+            }
         };
         self.stats.seconds += start.elapsed().as_secs_f64();
         Ok(v)
@@ -561,6 +567,7 @@ impl<'a> Prover<'a> {
         mut alpha: Wdl,
         mut beta: Wdl,
         ply: usize,
+        (key, sym): (Option<u64>, usize),
     ) -> Result<Wdl, Abort> {
         let rules = self.db.rules();
         let depth = uh + th;
@@ -571,7 +578,6 @@ impl<'a> Prover<'a> {
                 return Ok(v);
             }
         }
-        let (key, sym) = self.key(us, them, uh, th);
         let syms = rules.board().symmetries();
         let mut tt_move = None;
         if let Some(e) = key.and_then(|k| self.tt.probe(k)) {
@@ -664,7 +670,7 @@ impl<'a> Prover<'a> {
         them: Bitboard,
         uh: u8,
         th: u8,
-        mut alpha: Wdl,
+        alpha: Wdl,
         beta: Wdl,
         ply: usize,
         moves: &[(i32, Move)],
@@ -675,23 +681,55 @@ impl<'a> Prover<'a> {
             let placed = mv.from.is_none() as u8;
             (victims, after, th, uh - placed)
         };
+        // Children's keys, computed once (for the enhanced transposition
+        // cut-off, then for their search).
+        let mut keys = std::mem::take(&mut self.keys);
+        keys.clear();
         if depth >= ETC_DEPTH {
             // Enhanced transposition cut-off: a child the table already
             // refutes ends the search here.
             for (_, mv) in moves {
                 let (cu, ct, cuh, cth) = child(mv);
                 if cu.count_ones() + cuh as u32 <= 2 || (cuh == 0 && cth == 0) {
+                    keys.push((None, 0));
                     continue;
                 }
-                if let (Some(k), _) = self.key(cu, ct, cuh, cth) {
-                    if let Some(e) = self.tt.probe(k) {
-                        if -e.upper >= beta {
-                            return Ok((-e.upper, Some(*mv)));
-                        }
+                let (k, sym) = self.key(cu, ct, cuh, cth);
+                keys.push((k, sym));
+                if let Some(e) = k.and_then(|k| self.tt.probe(k)) {
+                    if -e.upper >= beta {
+                        self.keys = keys;
+                        return Ok((-e.upper, Some(*mv)));
                     }
                 }
             }
         }
+        let result = self.search_children(us, them, uh, th, alpha, beta, ply, moves, depth, &keys);
+        self.keys = keys;
+        result
+    }
+
+    /// The search of every child in order, after [`Prover::search_moves`]'s
+    /// checks; `keys` holds the children's keys when they are known.
+    #[allow(clippy::too_many_arguments)]
+    fn search_children(
+        &mut self,
+        us: Bitboard,
+        them: Bitboard,
+        uh: u8,
+        th: u8,
+        mut alpha: Wdl,
+        beta: Wdl,
+        ply: usize,
+        moves: &[(i32, Move)],
+        depth: u8,
+        keys: &[(Option<u64>, usize)],
+    ) -> Result<(Wdl, Option<Move>), Abort> {
+        let child = |mv: &Move| {
+            let (after, victims) = apply_move(us, them, *mv);
+            let placed = mv.from.is_none() as u8;
+            (victims, after, th, uh - placed)
+        };
         let mut best = -2;
         let mut best_move = None;
         let share = self.share && depth >= SHARE_DEPTH;
@@ -701,15 +739,15 @@ impl<'a> Prover<'a> {
             let v = match self.immediate(cu, ct, cuh, cth)? {
                 Some(v) => -v,
                 None => {
-                    if share && i > 0 {
-                        if let (Some(k), _) = self.key(cu, ct, cuh, cth) {
-                            if self.tt.is_busy(k) {
-                                deferred.push(*mv);
-                                continue;
-                            }
-                        }
+                    let known = match keys.get(i) {
+                        Some(&k) => k,
+                        None => self.key(cu, ct, cuh, cth),
+                    };
+                    if share && i > 0 && known.0.is_some_and(|k| self.tt.is_busy(k)) {
+                        deferred.push((*mv, known));
+                        continue;
                     }
-                    -self.search(cu, ct, cuh, cth, -beta, -alpha, ply + 1)?
+                    -self.search(cu, ct, cuh, cth, -beta, -alpha, ply + 1, known)?
                 }
             };
             if v > best {
@@ -723,9 +761,9 @@ impl<'a> Prover<'a> {
                 return Ok((best, best_move));
             }
         }
-        for mv in deferred {
+        for (mv, known) in deferred {
             let (cu, ct, cuh, cth) = child(&mv);
-            let v = -self.search(cu, ct, cuh, cth, -beta, -alpha, ply + 1)?;
+            let v = -self.search(cu, ct, cuh, cth, -beta, -alpha, ply + 1, known)?;
             if v > best {
                 best = v;
                 if v > alpha {
