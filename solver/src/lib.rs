@@ -1,8 +1,10 @@
-//! Retrograde analysis of the morris family's sliding phase (DESIGN.md,
-//! "Solving"): fills the tables of a rule set pair of sectors by pair, in an
-//! order where every capture lands in a pair already solved, with exact DTM
-//! across sectors, in parallel with rayon, with indicatif progress, skipping
-//! tables already on disk.
+//! Retrograde analysis of the morris family (DESIGN.md, "Solving"): fills
+//! the tables of a rule set pair of sectors by pair, in an order where every
+//! capture lands in a pair already solved, with exact DTM across sectors, in
+//! parallel with rayon, with indicatif progress, skipping tables already on
+//! disk. The sliding phase first; then the placement phase, sector by
+//! sector in one pass each, or under the Lasker rule (where a player with
+//! stones in hand may move) pair by pair by retrograde analysis.
 #![warn(missing_docs)]
 
 mod pair;
@@ -128,7 +130,7 @@ pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
 /// handled yet; [`SolveError::Io`] when the directory cannot be used;
 /// [`SolveError::Table`] when a table cannot be written or read.
 pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Result<SolveReport, SolveError> {
-    if !rules.sliding_phase_supported() {
+    if !sliding_supported(rules) {
         return Err(SolveError::Unsupported(rules.name().to_string()));
     }
     let start = Instant::now();
@@ -165,7 +167,7 @@ pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Res
             continue;
         }
         overall.set_message(format!("pair {w}-{b}"));
-        let (solved, timing) = pair::solve_pair(rules, dir, w, b, &overall)?;
+        let (solved, timing) = pair::solve_pair(rules, dir, Sector::sliding(w, b), &overall)?;
         report.pairs.push(timing);
         for (sector, entries) in solved {
             let header = TableHeader::for_entries(rules, sector, &entries);
@@ -184,56 +186,100 @@ pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Res
     Ok(report)
 }
 
+/// Whether this solver handles the sliding phase of `rules`: every rule
+/// set but one removal per mill (a flight closing two mills captures into a
+/// sector two stones down, which the solver does not open). The Lasker rule
+/// changes nothing in the sliding phase (both hands are empty), so its
+/// sliding sectors are solved here as those of the same rule set without it.
+fn sliding_supported(rules: &RuleSet) -> bool {
+    !rules.remove_per_mill
+}
+
 /// Solves the whole game of `rules`: every sliding sector first (as
 /// [`solve_sliding`] with no stone limit), then every placement sector of
 /// [`placement::placement_sectors`], fewest stones in hand first, down to
-/// the start. Tables already on disk with a valid checksum are kept.
+/// the start: one pass per sector, or under the Lasker rule retrograde
+/// analysis pair by pair ([`placement::lasker_pairs`]). Tables already on
+/// disk with a valid checksum are kept.
 ///
 /// # Errors
-/// [`SolveError::Unsupported`] for the Lasker rule (its placement sectors
-/// are not acyclic and need retrograde analysis, not done yet); otherwise as
-/// [`solve_sliding`].
+/// [`SolveError::Unsupported`] for one removal per mill, and for the Lasker
+/// rule with a board that can fill up under a full-board rule that counts
+/// against White (the tables are relative to the side to move, which does
+/// not tell White from Black there); otherwise as [`solve_sliding`].
 pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveReport, SolveError> {
-    if rules.lasker {
+    if rules.lasker
+        && rules.full_board == morris_db::rules::FullBoardOutcome::WhiteLoses
+        && 2 * rules.stones as usize >= rules.board().len()
+    {
         return Err(SolveError::Unsupported(format!(
-            "{} (the Lasker rule makes the placement phase cyclic)",
+            "{} (the Lasker rule with a full board lost by White: the side to move does not tell who is White)",
             rules.name()
         )));
     }
     let start = Instant::now();
     let mut report = solve_sliding(rules, dir, &SolveOptions { max_stones: u32::MAX, progress })?;
-    let sectors = placement::placement_sectors(rules);
+    let units: Vec<Vec<Sector>> = if rules.lasker {
+        placement::lasker_pairs(rules)
+            .into_iter()
+            .map(|s| if s.mirrored() == s { vec![s] } else { vec![s, s.mirrored()] })
+            .collect()
+    } else {
+        placement::placement_sectors(rules).into_iter().map(|s| vec![s]).collect()
+    };
+    let what = if rules.lasker { "Lasker placement pairs" } else { "placement sectors" };
     let bar = if progress {
-        let bar = ProgressBar::new(sectors.len() as u64);
+        let bar = ProgressBar::new(units.len() as u64);
         bar.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} placement sectors, {elapsed} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(&format!(
+                "{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {what}, {{elapsed}} {{msg}}"
+            ))
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar.set_prefix(format!("solve {}", rules.name()));
         bar
     } else {
         ProgressBar::hidden()
     };
-    for sector in sectors {
-        bar.set_message(sector.to_string());
-        let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
-        if Table::open(dir, rules, sector, len).and_then(|t| t.verify_checksum()).is_ok() {
-            report.skipped.push(sector);
+    for unit in units {
+        bar.set_message(unit[0].to_string());
+        let missing: Vec<Sector> = unit
+            .iter()
+            .copied()
+            .filter(|&s| {
+                let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
+                Table::open(dir, rules, s, len).and_then(|t| t.verify_checksum()).is_err()
+            })
+            .collect();
+        if missing.is_empty() {
+            report.skipped.extend(unit);
             bar.inc(1);
             continue;
         }
         let t0 = Instant::now();
-        let entries = placement::solve_placement_sector(rules, dir, sector)?;
-        let header = TableHeader::for_entries(rules, sector, &entries);
-        write_table(&table_path(dir, rules, sector), &header, &entries)?;
-        report.positions += header.canonical_positions;
-        report.pairs.push(PairTiming {
-            name: sector.to_string(),
-            initialise_seconds: t0.elapsed().as_secs_f64(),
-            iterate_seconds: 0.0,
-            plies: 0,
-        });
-        report.solved.push(SectorReport { sector, header });
+        let (solved, timing) = if rules.lasker {
+            pair::solve_pair(rules, dir, unit[0], &bar)?
+        } else {
+            let entries = placement::solve_placement_sector(rules, dir, unit[0])?;
+            let timing = PairTiming {
+                name: unit[0].to_string(),
+                initialise_seconds: t0.elapsed().as_secs_f64(),
+                iterate_seconds: 0.0,
+                plies: 0,
+            };
+            (vec![(unit[0], entries)], timing)
+        };
+        report.pairs.push(timing);
+        for (sector, entries) in solved {
+            let header = TableHeader::for_entries(rules, sector, &entries);
+            if missing.contains(&sector) {
+                write_table(&table_path(dir, rules, sector), &header, &entries)?;
+                report.positions += header.canonical_positions;
+                report.solved.push(SectorReport { sector, header });
+            } else {
+                report.skipped.push(sector);
+            }
+        }
         bar.inc(1);
     }
     bar.finish_and_clear();

@@ -1,25 +1,39 @@
-//! Retrograde analysis of one sliding pair: sectors `w-b` and `b-w` (one
-//! sector when `w == b`), whose moves without removal lead into each other.
+//! Retrograde analysis of one pair of sectors whose moves without removal
+//! lead into each other: the sliding pair `w-b` and `b-w` (one sector when
+//! `w == b`), and under the Lasker rule the placement pair `w-b-wh-bh` and
+//! `b-w-bh-wh` (one sector when symmetric), where a player with stones in
+//! hand may slide (or fly) instead of placing. Moves that leave the pair
+//! (captures, and placements, which lower the stones in hand) land in
+//! sectors solved before, so their values are known up front.
 //!
 //! Phases, named as in the Syzygy generator:
 //! 1. *initialise*: every slot gets padding or unknown; every position
 //!    counts its distinct in-pair children (its successor counter) and
-//!    looks up its capture children in the solved tables. Captures give
-//!    claims: `Win(k + 1)` for a capture into `Loss(k)`; `Loss(1 + max)` for
-//!    a position whose every move is a capture into a win. A capture into a
-//!    draw or a loss also adds a phantom child that never resolves, so the
-//!    position can never be counted down to a loss.
+//!    looks up its leaving children (captures, placements) in the solved
+//!    tables. These give claims: `Win(k + 1)` for a leaving move into
+//!    `Loss(k)`; `Loss(1 + max)` for a position whose every move leaves the
+//!    pair into a win. A leaving move into a draw or a loss also adds a
+//!    phantom child that never resolves, so the position can never be
+//!    counted down to a loss.
 //! 2. *iterate* ply by ply, d = 0, 1, 2, ...: claims for ply d that still
 //!    find their slot unknown take it; every position resolved at ply d
 //!    visits its predecessors through un-moves: a `Loss(d)` makes them
 //!    `Win(d + 1)`, a `Win(d)` counts their counter down, and a counter
-//!    reaching zero makes a loss at `max(d + 1, 1 + deepest capture win)`,
+//!    reaching zero makes a loss at `max(d + 1, 1 + deepest leaving win)`,
 //!    claimed at that ply (DESIGN.md: "a loss whose last unresolved child was
 //!    resolved early still waits for its deepest capture child").
 //! 3. what is still unknown is a draw.
 //!
 //! Children and predecessors are canonical slots, de-duplicated per
 //! position on both sides, so counters count distinct canonical children.
+//!
+//! Un-moves inside a Lasker pair: the player who just moved (the opponent
+//! of the side to move) slid or flew a stone and kept the same stones in
+//! hand; flying counts that player's stones on the board plus in hand
+//! ([`RuleSet::flies`]); the stone's arrival closed no mill, unless the side
+//! to move has no stone on the board (then a mill removes nothing and the
+//! move stays in the pair). Placements and captures come from outside the
+//! pair and are never un-done here.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
@@ -65,15 +79,33 @@ impl Claims {
     }
 }
 
+/// Where one kind of move that leaves the pair lands.
+// Three per side, read in the hot loop: kept inline rather than boxed.
+#[allow(clippy::large_enum_variant)]
+enum Exit {
+    /// The move leaves the opponent below 3 stones: the mover wins at once.
+    Wins,
+    /// Into this solved sector's table.
+    Table(SectorIndex, Table),
+    /// No such move exists in this sector (meeting one is a fault).
+    Never,
+}
+
 /// One sector of the pair while it is being solved.
 struct Side {
     sector: Sector,
     index: SectorIndex,
     values: Vec<AtomicU16>,
     counters: Vec<AtomicU8>,
-    /// Where captures from this sector land: `None` when they leave the
-    /// opponent with two stones (an immediate win).
-    captures: Option<(SectorIndex, Table)>,
+    /// Whether a mill closed by the side to move wins at once: the opponent
+    /// has 3 stones (board plus hand), at least one on the board.
+    mill_wins: bool,
+    /// Where slides and flights with a removal land.
+    captures: Exit,
+    /// Where placements without removal land (Lasker pairs only).
+    placements: Exit,
+    /// Where placements with a removal land (Lasker pairs only).
+    placement_captures: Exit,
 }
 
 struct Pair<'a> {
@@ -85,6 +117,8 @@ struct Pair<'a> {
 #[derive(Default)]
 struct Scratch {
     slots: Vec<u64>,
+    /// Slots of placement children in the placement exit's table.
+    exits: Vec<u64>,
     preds: Vec<(Bitboard, Bitboard)>,
     next: Vec<Item>,
     claims: Claims,
@@ -108,19 +142,38 @@ impl Pair<'_> {
         (((item & SIDE_BIT) != 0) as usize, (item & !SIDE_BIT) as u64)
     }
 
-    /// Looks up a capture child's value; flags a fault for a slot that the
-    /// solved table does not hold.
-    fn capture_value(&self, side: usize, us: Bitboard, them: Bitboard, mv: Move) -> Value {
+    /// Looks up the value of the child of a move that leaves the pair (a
+    /// capture or a placement, `mv.from.is_none() || mv.removal.is_some()`);
+    /// flags a fault for a slot that the solved table does not hold.
+    /// `PLACING` may be false only when the side to move has no stones in
+    /// hand (then every move is a slide or flight).
+    #[inline]
+    fn exit_value<const PLACING: bool>(&self, side: usize, us: Bitboard, them: Bitboard, mv: Move) -> Value {
         let (mover, victim) = morris_db::moves::apply_move(us, them, mv);
-        match &self.sides[side].captures {
-            None => Value::Loss(0),
-            Some((index, table)) => match table.value(index.index(victim, mover)) {
+        let me = &self.sides[side];
+        let exit = if !PLACING || mv.from.is_some() {
+            &me.captures
+        } else if self.rules.line_wins && self.rules.has_line(mover) {
+            // Three Men's Morris: a placement that makes a line wins.
+            return Value::Loss(0);
+        } else if mv.removal.is_none() {
+            &me.placements
+        } else {
+            &me.placement_captures
+        };
+        match exit {
+            Exit::Wins => Value::Loss(0),
+            Exit::Table(index, table) => match table.value(index.index(victim, mover)) {
                 Some(v) => v,
                 None => {
                     self.fault.store(true, Relaxed);
                     Value::Draw
                 }
             },
+            Exit::Never => {
+                self.fault.store(true, Relaxed);
+                Value::Draw
+            }
         }
     }
 
@@ -150,12 +203,12 @@ impl Pair<'_> {
                     PADDING_ENTRY
                 } else if rules.has_line(them) {
                     Value::Loss(0).to_entry()
-                } else if mill_targets(rules, us) & !us & !them & all != 0 {
+                } else if mill_targets(rules, us, me.sector.wh) & !us & !them & all != 0 {
                     Value::Win(1).to_entry()
                 } else {
                     0
                 }
-            } else if me.sector.b == 3 && mill_targets(rules, us) & !us & !them & all != 0 {
+            } else if me.mill_wins && mill_targets(rules, us, me.sector.wh) & !us & !them & all != 0 {
                 // A mill now takes the opponent down to two stones.
                 Value::Win(1).to_entry()
             } else {
@@ -168,16 +221,25 @@ impl Pair<'_> {
     /// Phase 1b for one orbit: every position not marked in phase 1a.
     fn initialise_orbit(&self, side: usize, orbit: usize, s: &mut Scratch) {
         let me = &self.sides[side];
+        // Sliding sectors get their own copy of the hot loop, compiled
+        // without placements.
+        let placing = me.sector.wh > 0;
         me.index.for_each_in_orbit(orbit, |slot, us, them| {
             if me.values[slot as usize].load(Relaxed) == 0 {
-                self.initialise(side, slot, us, them, s);
+                if placing {
+                    self.initialise::<true>(side, slot, us, them, s);
+                } else {
+                    self.initialise::<false>(side, slot, us, them, s);
+                }
             }
         });
     }
 
-    /// Phase 1 for one canonical position.
-    fn initialise(&self, side: usize, slot: u64, us: Bitboard, them: Bitboard, s: &mut Scratch) {
+    /// Phase 1 for one canonical position; `PLACING` when the side to move
+    /// has stones in hand (a Lasker pair).
+    fn initialise<const PLACING: bool>(&self, side: usize, slot: u64, us: Bitboard, them: Bitboard, s: &mut Scratch) {
         let me = &self.sides[side];
+        let hand = if PLACING { me.sector.wh } else { 0 };
         let other = &self.sides[self.other(side)];
         // Every child without removal has `them` to move; two of them are the
         // same canonical position only through a symmetry fixing `them`, so
@@ -186,17 +248,29 @@ impl Pair<'_> {
         let dedupe = !other.index.orbit_table().stabiliser(orbit).is_empty();
         // Children already marked `Win(1)` in phase 1a are left out of the
         // counter; they only raise the loss floor to 2.
-        let threats = if other.sector.b == 3 || self.rules.line_wins { mill_targets(self.rules, them) } else { 0 };
+        let threats =
+            if other.mill_wins || self.rules.line_wins { mill_targets(self.rules, them, other.sector.wh) } else { 0 };
         let all = self.rules.board().all();
+        // Placements without removal all leave `them` to move in one solved
+        // sector: their slots share `them`'s orbit block there, so they are
+        // gathered, sorted and read in one sweep after the moves.
+        let placed = match &me.placements {
+            Exit::Table(index, table) if PLACING => {
+                let (o, g) = index.orbit_table().orbit_of(them);
+                Some((index, table, o, g))
+            }
+            _ => None,
+        };
         s.slots.clear();
+        s.exits.clear();
         let mut quiet = 0usize;
         let mut any = false;
         let mut best_win: Option<u16> = None;
         let mut blocks_loss = false;
         let mut deepest_win = 0u16;
-        for_each_move(self.rules, us, them, 0, |mv, mover| {
+        for_each_move(self.rules, us, them, hand, |mv, mover| {
             any = true;
-            if mv.removal.is_none() {
+            if mv.removal.is_none() && (!PLACING || mv.from.is_some()) {
                 if threats & all & !them & !mover != 0 {
                     // The child closes a mill at once: marked `Win(1)` in phase 1a.
                     deepest_win = deepest_win.max(1);
@@ -206,14 +280,29 @@ impl Pair<'_> {
                     s.slots.push(other.index.index_with_orbit(orbit, sym, mover));
                 }
                 quiet += 1;
+            } else if let Some((index, _, o, g)) =
+                placed.filter(|_| mv.from.is_none() && mv.removal.is_none() && !self.rules.line_wins)
+            {
+                s.exits.push(index.index_with_orbit(o, g, mover));
             } else {
-                match self.capture_value(side, us, them, mv) {
+                match self.exit_value::<PLACING>(side, us, them, mv) {
                     Value::Loss(k) => best_win = Some(best_win.map_or(k + 1, |b| b.min(k + 1))),
                     Value::Draw => blocks_loss = true,
                     Value::Win(k) => deepest_win = deepest_win.max(k),
                 }
             }
         });
+        if let Some((_, table, _, _)) = placed {
+            s.exits.sort_unstable();
+            for &q in &s.exits {
+                match table.value(q) {
+                    Some(Value::Loss(k)) => best_win = Some(best_win.map_or(k + 1, |b| b.min(k + 1))),
+                    Some(Value::Draw) => blocks_loss = true,
+                    Some(Value::Win(k)) => deepest_win = deepest_win.max(k),
+                    None => self.fault.store(true, Relaxed),
+                }
+            }
+        }
         if !any {
             // Blocked: lost, unless a full board is a draw under the rule set.
             if self.rules.no_move_value(us, them) == Value::Loss(0) {
@@ -243,16 +332,18 @@ impl Pair<'_> {
     }
 
     /// The ply at which a position whose in-pair children are all won for
-    /// the opponent is lost: one more than its deepest capture child.
+    /// the opponent is lost: one more than its deepest leaving child
+    /// (capture or placement).
     fn capture_loss_floor(&self, side: usize, slot: u64) -> u16 {
         let Some((us, them)) = self.sides[side].index.position(slot) else {
             self.fault.store(true, Relaxed);
             return 0;
         };
         let mut floor = 0;
-        for_each_move(self.rules, us, them, 0, |mv, _| {
-            if mv.removal.is_some() {
-                match self.capture_value(side, us, them, mv) {
+        let hand = self.sides[side].sector.wh;
+        for_each_move(self.rules, us, them, hand, |mv, _| {
+            if mv.removal.is_some() || mv.from.is_none() {
+                match self.exit_value::<true>(side, us, them, mv) {
                     Value::Win(k) => floor = floor.max(k + 1),
                     _ => self.fault.store(true, Relaxed),
                 }
@@ -273,7 +364,11 @@ impl Pair<'_> {
         let pred_side = self.other(side);
         let pred = &self.sides[pred_side];
         s.preds.clear();
-        sliding_unmoves(self.rules, us, them, &mut s.preds);
+        if me.sector.is_sliding() {
+            sliding_unmoves(self.rules, us, them, &mut s.preds);
+        } else {
+            lasker_unmoves(self.rules, us, them, me.sector.bh, &mut s.preds);
+        }
         s.slots.clear();
         s.slots.extend(s.preds.iter().map(|&(pu, pt)| pred.index.index(pu, pt)));
         s.slots.sort_unstable();
@@ -313,12 +408,13 @@ impl Pair<'_> {
 
 /// The points where a stone of `stones` could arrive and close a mill: the
 /// third point of a mill whose other two points hold `stones`, reachable by
-/// another stone of `stones` (adjacent, or any when the player flies). A
-/// position where that player is to move, with one of these points empty and
-/// an opponent with three stones, wins at once.
-fn mill_targets(rules: &RuleSet, stones: Bitboard) -> Bitboard {
+/// a stone placed from hand (`in_hand > 0`, Lasker pairs) or by another
+/// stone of `stones` (adjacent, or any when the player flies, counting the
+/// stones in hand). A position where that player is to move, with one of
+/// these points empty and an opponent with three stones, wins at once.
+fn mill_targets(rules: &RuleSet, stones: Bitboard, in_hand: u8) -> Bitboard {
     let board = rules.board();
-    let flying = rules.flies(stones.count_ones());
+    let flying = rules.flies(stones.count_ones() + in_hand as u32);
     let mut targets = 0;
     for &mill in board.mills() {
         let missing = mill & !stones;
@@ -327,25 +423,80 @@ fn mill_targets(rules: &RuleSet, stones: Bitboard) -> Bitboard {
         }
         let p = missing.trailing_zeros() as u8;
         let movers = stones & !mill;
-        if (flying && movers != 0) || board.adjacent(p) & movers != 0 {
+        if in_hand > 0 || (flying && movers != 0) || board.adjacent(p) & movers != 0 {
             targets |= missing;
         }
     }
     targets
 }
 
+/// Appends to `out` the predecessors of a position of a Lasker pair by a
+/// slide or flight without removal: `(us, them)` with `us` to move; the
+/// mover `them` has `them_in_hand` stones in hand, before and after. Each
+/// predecessor is `(mover's stones before the move, us)`. The mover's last
+/// stone went from an empty point (adjacent, or any when the mover flies
+/// with 3 stones on the board plus in hand) to a point of `them` where it
+/// closed no mill, or closed one that removed nothing because `us` has no
+/// stone on the board. (Lines that win, Three Men's Morris, end the game:
+/// positions after them are never propagated.)
+fn lasker_unmoves(
+    rules: &RuleSet,
+    us: Bitboard,
+    them: Bitboard,
+    them_in_hand: u8,
+    out: &mut Vec<(Bitboard, Bitboard)>,
+) {
+    let board = rules.board();
+    let empty = board.all() & !us & !them;
+    let flying = rules.flies(them.count_ones() + them_in_hand as u32);
+    let mills_remove = us != 0 || rules.line_wins;
+    for to in morris_db::Points(them) {
+        if mills_remove && board.closes_mill(them, to) {
+            continue;
+        }
+        let sources = if flying { empty } else { board.adjacent(to) & empty };
+        for from in morris_db::Points(sources) {
+            out.push((them ^ (1 << to) ^ (1 << from), us));
+        }
+    }
+}
+
 /// Each sector of a solved pair with its entries, and where the time went.
 pub(crate) type SolvedPair = (Vec<(Sector, Vec<u16>)>, PairTiming);
 
-/// Solves the pair `w-b`/`b-w` and returns each sector with its entries.
+/// Opens (and checksums) the solved table of `target`, where moves that
+/// leave the pair land; [`Exit::Wins`] when the victim is left with fewer
+/// than 3 stones (board plus hand).
+fn open_exit(rules: &RuleSet, dir: &Path, target: Sector) -> Result<Exit, SolveError> {
+    if target.w as u32 + (target.wh as u32) < 3 {
+        return Ok(Exit::Wins);
+    }
+    let index = rules.indexer().sector(target.w as usize, target.b as usize);
+    let table = Table::open(dir, rules, target, index.len())?;
+    table.verify_checksum()?;
+    Ok(Exit::Table(index, table))
+}
+
+/// Solves the pair of `sector` and its mirror `sector.mirrored()` (one
+/// sector when they are the same) and returns each sector with its
+/// entries. A sliding sector's pair is a sliding pair; a sector with stones
+/// in hand is a Lasker pair (the rule set must have the Lasker rule). Every
+/// sector that captures and placements lead to must be solved in `dir`.
 pub(crate) fn solve_pair(
     rules: &RuleSet,
     dir: &Path,
-    w: u8,
-    b: u8,
+    sector: Sector,
     progress: &ProgressBar,
 ) -> Result<SolvedPair, SolveError> {
-    let sectors = if w == b { vec![Sector::sliding(w, b)] } else { vec![Sector::sliding(w, b), Sector::sliding(b, w)] };
+    let mirrored = sector.mirrored();
+    let sectors = if mirrored == sector { vec![sector] } else { vec![sector, mirrored] };
+    if !sector.is_sliding() && !rules.lasker {
+        return Err(SolveError::Internal {
+            sector,
+            detail: "a pair with stones in hand exists only under the Lasker rule".to_string(),
+        });
+    }
+    let points = rules.board().len() as u32;
     let mut sides = Vec::new();
     for &sector in &sectors {
         let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
@@ -356,21 +507,29 @@ pub(crate) fn solve_pair(
                 detail: format!("{} slots exceed this solver's 2^31 per sector", index.len()),
             });
         }
-        let captures = if sector.b > 3 {
-            let target = Sector::sliding(sector.b - 1, sector.w);
-            let target_index = rules.indexer().sector(target.w as usize, target.b as usize);
-            let table = Table::open(dir, rules, target, target_index.len())?;
-            table.verify_checksum()?;
-            Some((target_index, table))
+        let Sector { w, b, wh, bh } = sector;
+        let room = (w as u32 + b as u32) < points;
+        let captures =
+            if b == 0 { Exit::Never } else { open_exit(rules, dir, Sector { w: b - 1, b: w, wh: bh, bh: wh })? };
+        let placements = if wh == 0 || !room {
+            Exit::Never
         } else {
-            None
+            open_exit(rules, dir, Sector { w: b, b: w + 1, wh: bh, bh: wh - 1 })?
+        };
+        let placement_captures = if wh == 0 || !room || b == 0 || rules.line_wins {
+            Exit::Never
+        } else {
+            open_exit(rules, dir, Sector { w: b - 1, b: w + 1, wh: bh, bh: wh - 1 })?
         };
         sides.push(Side {
             sector,
             index,
             values: (0..len).map(|_| AtomicU16::new(0)).collect(),
             counters: (0..len).map(|_| AtomicU8::new(0)).collect(),
+            mill_wins: b >= 1 && b as u32 + bh as u32 == 3,
             captures,
+            placements,
+            placement_captures,
         });
     }
     let pair = Pair { rules, sides, fault: AtomicBool::new(false) };
@@ -454,4 +613,59 @@ pub(crate) fn solve_pair(
         .map(|side| (side.sector, side.values.into_iter().map(AtomicU16::into_inner).collect()))
         .collect();
     Ok((tables, timing))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use morris_db::Overrides;
+
+    /// Forward moves and [`lasker_unmoves`] agree: every slide or flight
+    /// without removal from a position with stones in hand is undone into
+    /// that position, and every un-move, played forward, reaches the
+    /// position it came from (on every position of a few Lasker sectors,
+    /// with and without flying, with the side to move's board empty).
+    #[test]
+    fn lasker_unmoves_invert_moves_that_stay_in_the_pair() {
+        for (preset, stones) in [("six", 4), ("six-flying", 4), ("nine", 4)] {
+            let rules = RuleSet::custom(
+                preset,
+                &Overrides { stones: Some(stones), lasker: Some(true), ..Overrides::default() },
+            )
+            .unwrap();
+            let (mut checked, mut undone) = (0, 0);
+            for sector in [
+                Sector { w: 2, b: 3, wh: 1, bh: 1 },
+                Sector { w: 0, b: 3, wh: 4, bh: 1 },
+                Sector { w: 3, b: 0, wh: 1, bh: 4 },
+                Sector { w: 1, b: 2, wh: 3, bh: 2 },
+                Sector { w: 3, b: 3, wh: 0, bh: 1 },
+            ] {
+                let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+                for slot in (0..index.len()).step_by(7) {
+                    let Some((us, them)) = index.position(slot) else { continue };
+                    let mut preds = Vec::new();
+                    for_each_move(&rules, us, them, sector.wh, |mv, mover| {
+                        if mv.from.is_some() && mv.removal.is_none() {
+                            preds.clear();
+                            lasker_unmoves(&rules, them, mover, sector.wh, &mut preds);
+                            assert!(preds.contains(&(us, them)), "{sector}: {}", mv.notation(rules.board()));
+                            checked += 1;
+                        }
+                    });
+                    preds.clear();
+                    lasker_unmoves(&rules, us, them, sector.bh, &mut preds);
+                    for &(pu, pt) in &preds {
+                        let mut found = false;
+                        for_each_move(&rules, pu, pt, sector.bh, |mv, mover| {
+                            found |= mv.from.is_some() && mv.removal.is_none() && mover == them;
+                        });
+                        assert!(found, "{sector}: an un-move from slot {slot} that no move undoes");
+                        undone += 1;
+                    }
+                }
+            }
+            assert!(checked > 1000 && undone > 1000, "{preset}: {checked} moves, {undone} un-moves");
+        }
+    }
 }

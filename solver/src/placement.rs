@@ -4,6 +4,9 @@
 //! acyclic graph; each sector is computed in one pass from the tables of the
 //! sectors its moves lead to (already solved), down to the start `0-0-N-N`.
 //! DTM stays exact through the change of phase: a child's distance plus one.
+//! Under the Lasker rule a player with stones in hand may also move, so a
+//! sector and its mirror lead into each other: [`lasker_pairs`] lists them,
+//! and they are solved by retrograde analysis like the sliding pairs.
 
 use std::path::Path;
 
@@ -14,12 +17,24 @@ use rayon::prelude::*;
 
 use crate::SolveError;
 
-/// The placement sectors of a rule set without the Lasker rule, in solving
-/// order (fewest stones in hand first). The side to move places, so it has
+/// The placement sectors of a rule set, in solving order (fewest stones in
+/// hand first). Without the Lasker rule the side to move places, so it has
 /// stones in hand; White places first, so hands are `(k, k)` with White to
-/// move or `(k + 1, k)` with Black to move. Sectors where a player has
-/// fewer than 3 stones in all are left out (the game is over there).
+/// move or `(k + 1, k)` with Black to move. Under the Lasker rule every
+/// sector of [`lasker_pairs`] with its mirror (pair by pair, in that
+/// order). Sectors where a player has fewer than 3 stones in all are left
+/// out (the game is over there).
 pub fn placement_sectors(rules: &RuleSet) -> Vec<Sector> {
+    if rules.lasker {
+        let mut sectors = Vec::new();
+        for s in lasker_pairs(rules) {
+            sectors.push(s);
+            if s.mirrored() != s {
+                sectors.push(s.mirrored());
+            }
+        }
+        return sectors;
+    }
     let n = rules.stones;
     let points = rules.board().len() as u8;
     let mut hands: Vec<(u8, u8)> = (1..=n).map(|k| (k, k)).chain((0..n).map(|k| (k + 1, k))).collect();
@@ -35,6 +50,41 @@ pub fn placement_sectors(rules: &RuleSet) -> Vec<Sector> {
         }
     }
     sectors
+}
+
+/// The placement pairs of a rule set under the Lasker rule, one sector per
+/// pair `{w-b-wh-bh, b-w-bh-wh}` (the one with `(w, wh) <= (b, bh)`), in
+/// solving order. A player with stones in hand may place or move, so any
+/// hands `wh, bh <= N` with `wh + bh > 0` occur, with `w + wh <= N`,
+/// `b + bh <= N`, each player with at least 3 stones on the board plus in
+/// hand, and `w + b` at most the board's points. A slide or flight stays
+/// in the pair; a placement lowers the stones in hand by one, a capture
+/// the stones on the board: pairs come by stones in hand `wh + bh`, then
+/// by stones on the board `w + b`, fewest first, after the sliding pairs
+/// (hands `0 0`), so every move leaving a pair lands in one solved before.
+/// Empty without the Lasker rule.
+pub fn lasker_pairs(rules: &RuleSet) -> Vec<Sector> {
+    if !rules.lasker {
+        return Vec::new();
+    }
+    let n = rules.stones;
+    let points = rules.board().len() as u32;
+    let mut pairs = Vec::new();
+    for wh in 0..=n {
+        for bh in 0..=n {
+            for w in 0..=(n - wh) {
+                for b in 0..=(n - bh) {
+                    let s = Sector { w, b, wh, bh };
+                    if wh + bh > 0 && w + wh >= 3 && b + bh >= 3 && w as u32 + b as u32 <= points && (w, wh) <= (b, bh)
+                    {
+                        pairs.push(s);
+                    }
+                }
+            }
+        }
+    }
+    pairs.sort_by_key(|s| (s.wh + s.bh, s.w + s.b, s.wh, s.w));
+    pairs
 }
 
 /// A solved table with its index, for child look-ups.
@@ -148,4 +198,55 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
         });
     }
     Ok(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use morris_db::Overrides;
+
+    /// Every move leaving a Lasker pair (a placement, a capture) lands in a
+    /// sliding sector or in a pair listed before; every sector with stones
+    /// in hand is in exactly one pair.
+    #[test]
+    fn lasker_pairs_come_after_every_sector_they_lead_to() {
+        for (preset, stones) in [("six", 4), ("nine", 5), ("three", 3)] {
+            let rules = RuleSet::custom(
+                preset,
+                &Overrides { stones: Some(stones), lasker: Some(true), ..Overrides::default() },
+            )
+            .unwrap();
+            let pairs = lasker_pairs(&rules);
+            let mut done: Vec<Sector> = Vec::new();
+            let exists = |s: Sector| s.w + s.wh >= 3 && s.b + s.bh >= 3;
+            for &p in &pairs {
+                for s in [p, p.mirrored()] {
+                    let Sector { w, b, wh, bh } = s;
+                    let mut targets = Vec::new();
+                    if b > 0 {
+                        targets.push(Sector { w: b - 1, b: w, wh: bh, bh: wh });
+                    }
+                    if wh > 0 && (w + b) < rules.board().len() as u8 {
+                        targets.push(Sector { w: b, b: w + 1, wh: bh, bh: wh - 1 });
+                        if b > 0 {
+                            targets.push(Sector { w: b - 1, b: w + 1, wh: bh, bh: wh - 1 });
+                        }
+                    }
+                    for t in targets.into_iter().filter(|&t| exists(t)) {
+                        assert!(t.is_sliding() || done.contains(&t), "{preset}: {s} leads to {t}, not solved before");
+                    }
+                }
+                done.push(p);
+                done.push(p.mirrored());
+            }
+            let sectors = placement_sectors(&rules);
+            let mut unique = sectors.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), sectors.len(), "{preset}");
+            assert!(sectors.iter().all(|s| !s.is_sliding() && rules.sector_fits(*s)), "{preset}");
+            let start = Sector { w: 0, b: 0, wh: stones, bh: stones };
+            assert_eq!(pairs.last(), Some(&start), "{preset}");
+        }
+    }
 }

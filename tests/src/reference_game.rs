@@ -7,17 +7,20 @@
 //! Positions are relative to the side to move: `(us, them, us_hand,
 //! them_hand)`. White places first and a player with stones in hand must
 //! place, so the hands are `(k, k)` (White to move) or `(k + 1, k)` (Black to
-//! move); `(0, 0)` is the sliding phase. The solver takes every position of
-//! these hand combinations in which the opponent has at least 3 stones (board
-//! plus hand) and the side to move at least 2 (fewer cannot arise: a move
-//! removes at most one stone), and, when a line wins, in which the side to
-//! move has no line (the game would have ended before). The set is closed
-//! under moves.
+//! move); `(0, 0)` is the sliding phase. Under the Lasker rule a player with
+//! stones in hand may also move, so every pair of hands from `0` to the
+//! stones per player occurs (and either player may be to move). The solver
+//! takes every position of these hand combinations in which the opponent
+//! has at least 3 stones (board plus hand) and the side to move at least 2
+//! (fewer cannot arise: a move removes at most one stone), and, when a line
+//! wins, in which the side to move has no line (the game would have ended
+//! before). The set is closed under moves.
 //!
 //! Rules: a placement puts a stone from hand on an empty point; without
-//! stones in hand a stone slides to an adjacent empty point, or flies to any
-//! empty point when the rule set allows flying and the player has exactly 3
-//! stones. A move that makes a new mill (a line of three through the point
+//! stones in hand (or with them, under the Lasker rule) a stone slides to an
+//! adjacent empty point, or flies to any empty point when the rule set
+//! allows flying and the player has exactly 3 stones (on the board plus in
+//! hand). A move that makes a new mill (a line of three through the point
 //! the stone went to) wins at once when a line wins (Three Men's Morris);
 //! otherwise it removes one opponent stone on the board that is not in a
 //! mill, or any when all are in mills (nothing when the opponent has no stone
@@ -53,6 +56,8 @@ pub struct RefGame {
     pub flying: bool,
     /// Whether a line of three wins at once (nothing is removed).
     pub line_wins: bool,
+    /// The Lasker rule: a player with stones in hand may place or move.
+    pub lasker: bool,
 }
 
 impl RefGame {
@@ -82,7 +87,7 @@ impl RefGame {
             "the reference does not handle a full board ({stones} stones on {} points)",
             points.len()
         );
-        RefGame { name, points: points.to_vec(), adj, mills, stones, flying, line_wins }
+        RefGame { name, points: points.to_vec(), adj, mills, stones, flying, line_wins, lasker: false }
     }
 
     /// Three Men's Morris: the 3x3 grid, rows and columns (and the two
@@ -129,6 +134,14 @@ impl RefGame {
             game.adj[j] |= 1 << i;
         }
         game
+    }
+
+    /// The same game under the Lasker rule: a player with stones in hand
+    /// may also move a stone (slide, or fly with 3 stones on the board plus
+    /// in hand where the game flies).
+    pub fn with_lasker(mut self) -> RefGame {
+        self.lasker = true;
+        self
     }
 
     /// The points adjacent to point `i`.
@@ -197,8 +210,9 @@ impl RefGame {
                     moves.push((p.us | to, to, p.us_hand - 1));
                 }
             }
-        } else {
-            let flies = self.flying && p.us.count_ones() == 3;
+        }
+        if p.us_hand == 0 || self.lasker {
+            let flies = self.flying && p.us.count_ones() + p.us_hand as u32 == 3;
             for i in 0..self.points.len() {
                 let from = 1u32 << i;
                 if p.us & from == 0 {
@@ -208,7 +222,7 @@ impl RefGame {
                 for j in 0..self.points.len() {
                     let to = 1u32 << j;
                     if targets & to != 0 {
-                        moves.push((p.us & !from | to, to, 0));
+                        moves.push((p.us & !from | to, to, p.us_hand));
                     }
                 }
             }
@@ -244,7 +258,11 @@ impl RefGame {
             }
         }
         let mut hands: Vec<(u8, u8)> = (0..=n).map(|k| (k, k)).collect();
-        hands.extend((0..n).map(|k| (k + 1, k)));
+        if self.lasker {
+            hands.extend((0..=n).flat_map(|a| (0..=n).filter(move |&b| b != a).map(move |b| (a, b))));
+        } else {
+            hands.extend((0..n).map(|k| (k + 1, k)));
+        }
         let mut out = Vec::new();
         for (us_hand, them_hand) in hands {
             for u in 0..=(n - us_hand) {
@@ -296,7 +314,8 @@ impl RefPos {
     }
 
     /// Whether White is to move (hands equal), else Black (one more in the
-    /// hand of the side to move). In the sliding phase either may be.
+    /// hand of the side to move). In the sliding phase either may be, and
+    /// under the Lasker rule either may be in any position.
     pub fn white_to_move(self) -> bool {
         self.us_hand == self.them_hand
     }

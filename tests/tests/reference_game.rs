@@ -97,7 +97,7 @@ fn agree(rules: RuleSet, game: RefGame) -> RefValue {
         .par_iter()
         .zip(solution.values.par_iter())
         .map(|(&p, &expected)| {
-            let sides: &[Color] = if p.us_hand == 0 && p.them_hand == 0 {
+            let sides: &[Color] = if (p.us_hand == 0 && p.them_hand == 0) || game.lasker {
                 &[Color::White, Color::Black]
             } else if p.white_to_move() {
                 &[Color::White]
@@ -176,4 +176,42 @@ fn six_with_four_stones_agrees_with_the_reference() {
 #[test]
 fn six_flying_with_four_stones_agrees_with_the_reference() {
     agree(with_stones("six-flying", 4), RefGame::sixteen(4, true));
+}
+
+fn lasker_with_stones(preset: &str, stones: u8) -> RuleSet {
+    RuleSet::custom(preset, &Overrides { stones: Some(stones), lasker: Some(true), ..Default::default() })
+        .expect("custom rule set")
+}
+
+#[test]
+fn three_mens_morris_with_the_lasker_rule_agrees_with_the_reference() {
+    let rules = RuleSet::custom("three", &Overrides { lasker: Some(true), ..Default::default() }).unwrap();
+    let start = agree(rules, RefGame::three(true).with_lasker());
+    eprintln!("three with the Lasker rule: start {start:?}");
+}
+
+#[test]
+fn three_mens_morris_without_diagonals_with_the_lasker_rule_agrees_with_the_reference() {
+    let rules = RuleSet::custom("three-nodiagonal", &Overrides { lasker: Some(true), ..Default::default() }).unwrap();
+    agree(rules, RefGame::three(false).with_lasker());
+}
+
+#[test]
+fn six_lasker_with_three_stones_agrees_with_the_reference() {
+    agree(lasker_with_stones("six", 3), RefGame::sixteen(3, false).with_lasker());
+}
+
+#[test]
+fn six_flying_lasker_with_three_stones_agrees_with_the_reference() {
+    agree(lasker_with_stones("six-flying", 3), RefGame::sixteen(3, true).with_lasker());
+}
+
+#[test]
+fn six_lasker_with_four_stones_agrees_with_the_reference() {
+    agree(lasker_with_stones("six", 4), RefGame::sixteen(4, false).with_lasker());
+}
+
+#[test]
+fn six_flying_lasker_with_four_stones_agrees_with_the_reference() {
+    agree(lasker_with_stones("six-flying", 4), RefGame::sixteen(4, true).with_lasker());
 }

@@ -262,8 +262,9 @@ fn solve_refuses_unknown_and_unsupported_rule_sets() {
     let dir = tempfile::tempdir().unwrap();
     let err = fails(&["solve", "--rules", "ninety", "--db", s(dir.path()), "-q"]);
     contains_all(&err, &["ninety", "nine-noflying"], "unknown rule set");
-    let err = fails(&["solve", "--rules", "lasker", "--db", s(dir.path()), "-q"]);
-    contains_all(&err, &["lasker", "not supported"], "unsupported rule set");
+    let err =
+        fails(&["solve", "--rules", "nine", "--remove-per-mill", "--db", s(dir.path()), "--max-stones", "6", "-q"]);
+    contains_all(&err, &["nine-", "not supported"], "unsupported rule set");
 }
 
 // ---------------------------------------------------------------------------
