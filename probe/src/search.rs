@@ -846,7 +846,8 @@ const MAX_HISTORY: u32 = 1 << 15;
 /// The static move-ordering terms of one node: moves that close a mill
 /// first (removing a stone of an open mill of the opponent first), then
 /// blocks of the opponent's open mills, then the rest; within each, moves
-/// that open mills of the mover's first, then points with more neighbours,
+/// that open mills of the mover's first, then (for mills) removals of
+/// stones with more empty neighbours, then points with more neighbours,
 /// then the history of cut-offs.
 struct MoveOrder {
     /// Empty points completing an opponent's open mill.
@@ -876,8 +877,12 @@ impl MoveOrder {
         let mut s = (opened.min(3) as i32) << 25 | (board.adjacent(mv.to).count_ones() as i32) << 16 | history as i32;
         if mv.removal.is_some() || (rules.line_wins && rules.has_line(after)) {
             s += 1 << 29;
-            if mv.removal.is_some_and(|r| self.threatening & (1 << r) != 0) {
-                s += 1 << 27;
+            if let Some(r) = mv.removal {
+                if self.threatening & (1 << r) != 0 {
+                    s += 1 << 27;
+                }
+                // The opponent's stone with the most room to move.
+                s += ((board.adjacent(r) & !(after | self.them)).count_ones() as i32) << 20;
             }
         } else if self.blocks & (1 << mv.to) != 0 {
             s += 1 << 28;
