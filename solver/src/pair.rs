@@ -461,6 +461,11 @@ fn lasker_unmoves(
     }
 }
 
+/// Claims and frontiers smaller than this are handled on the calling
+/// thread: handing a few positions to the thread pool costs more than
+/// they do (small pairs iterate for a hundred plies and more).
+const SEQUENTIAL: usize = 1 << 12;
+
 /// Each sector of a solved pair with its entries, and where the time went.
 pub(crate) type SolvedPair = (Vec<(Sector, Vec<u16>)>, PairTiming);
 
@@ -563,28 +568,39 @@ pub(crate) fn solve_pair(
     loop {
         if let Some(due) = claims.0.get_mut(d as usize) {
             let entry = Value::from_ply(d).to_entry();
-            let taken: Vec<Item> = std::mem::take(due)
-                .into_par_iter()
-                .filter(|&item| {
-                    let (side, slot) = Pair::split(item);
-                    pair.sides[side].values[slot as usize].compare_exchange(0, entry, Relaxed, Relaxed).is_ok()
-                })
-                .collect();
-            frontier.extend(taken);
+            let take = |&item: &Item| {
+                let (side, slot) = Pair::split(item);
+                pair.sides[side].values[slot as usize].compare_exchange(0, entry, Relaxed, Relaxed).is_ok()
+            };
+            let due = std::mem::take(due);
+            if due.len() < SEQUENTIAL {
+                frontier.extend(due.into_iter().filter(take));
+            } else {
+                let taken: Vec<Item> = due.into_par_iter().filter(take).collect();
+                frontier.extend(taken);
+            }
         }
         if frontier.is_empty() && claims.0.len() <= d as usize + 1 {
             break;
         }
         progress.set_message(format!("pair {name}: ply {d}, {} positions resolved at this ply", frontier.len()));
-        let per_thread: Vec<(Vec<Item>, Claims)> = frontier
-            .par_iter()
-            .with_min_len(256)
-            .fold(Scratch::default, |mut s, &item| {
+        let per_thread: Vec<(Vec<Item>, Claims)> = if frontier.len() < SEQUENTIAL {
+            let mut s = Scratch::default();
+            for &item in &frontier {
                 pair.propagate(item, d, &mut s);
-                s
-            })
-            .map(|s| (s.next, s.claims))
-            .collect();
+            }
+            vec![(s.next, s.claims)]
+        } else {
+            frontier
+                .par_iter()
+                .with_min_len(256)
+                .fold(Scratch::default, |mut s, &item| {
+                    pair.propagate(item, d, &mut s);
+                    s
+                })
+                .map(|s| (s.next, s.claims))
+                .collect()
+        };
         frontier = Vec::new();
         for (next, c) in per_thread {
             frontier.extend(next);

@@ -5,8 +5,9 @@
 //!
 //! - the independent verifier (`morris_probe::verify`, its own re-derivation
 //!   of every stored value from its successors) passes on every table of
-//!   small Lasker rule sets, the 24-point board included (which the
-//!   reference solver cannot hold with 4 stones);
+//!   small Lasker rule sets, the 24-point board with 4 stones (which the
+//!   reference solver cannot hold) and Six Men's Morris with the Lasker
+//!   rule (6 stones) included;
 //! - the probe answers positions with stones in hand: moves and placements
 //!   both listed, principal lines exactly as long as the DTM, and the
 //!   Lasker rule's moves actually chosen;
@@ -48,9 +49,13 @@ fn verify_all(rules: &RuleSet, dir: &Path) -> u64 {
 
 #[test]
 fn lasker_tables_pass_the_independent_verifier() {
-    for (rules, start) in
-        [(lasker("six", 4), Value::Draw), (lasker("six-flying", 4), Value::Draw), (lasker("nine", 4), Value::Draw)]
-    {
+    for (rules, start) in [
+        (lasker("six", 4), Value::Draw),
+        (lasker("six-flying", 4), Value::Draw),
+        (lasker("nine", 4), Value::Draw),
+        // Six Men's Morris with the Lasker rule: the whole game.
+        (lasker("six", 6), Value::Draw),
+    ] {
         let dir = solved(&rules);
         let positions = verify_all(&rules, dir.path());
         assert!(positions > 100_000, "{}: {positions}", rules.name());
