@@ -50,8 +50,9 @@ pub enum SolveError {
         /// The operating system's error.
         source: std::io::Error,
     },
-    /// The rule set's sliding phase is not solved by this solver yet.
-    #[error("rule set `{0}`: solving its sliding phase is not supported yet")]
+    /// The rule set is not solved by this solver yet: its name in
+    /// backquotes, then why in parentheses.
+    #[error("rule set {0}: solving it is not supported yet")]
     Unsupported(String),
     /// An internal consistency check failed (a bug; the table was not written).
     #[error("internal error while solving sector {sector}: {detail}")]
@@ -131,7 +132,10 @@ pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
 /// [`SolveError::Table`] when a table cannot be written or read.
 pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Result<SolveReport, SolveError> {
     if !sliding_supported(rules) {
-        return Err(SolveError::Unsupported(rules.name().to_string()));
+        return Err(SolveError::Unsupported(format!(
+            "`{}` (one removal per mill: a double mill captures two stones, into a sector not opened)",
+            rules.name()
+        )));
     }
     let start = Instant::now();
     let io = |source| SolveError::Io { path: dir.to_path_buf(), source };
@@ -213,7 +217,7 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
         && 2 * rules.stones as usize >= rules.board().len()
     {
         return Err(SolveError::Unsupported(format!(
-            "{} (the Lasker rule with a full board lost by White: the side to move does not tell who is White)",
+            "`{}` (the Lasker rule with a full board lost by White: the side to move does not tell who is White)",
             rules.name()
         )));
     }
