@@ -173,7 +173,11 @@ impl Database {
         } else if sector.is_sliding() {
             format!("; solve it with `morris solve --rules {} --db {}`", self.rules.name(), self.dir.display())
         } else {
-            "; positions with stones in hand need the placement phase, which is not solved yet".to_string()
+            format!(
+                "; positions with stones in hand need the placement tables: `morris solve --rules {} --phase all --db {}`",
+                self.rules.name(),
+                self.dir.display()
+            )
         };
         ProbeError::MissingTable { sector, dir: self.dir.clone(), file, hint }
     }
