@@ -21,6 +21,7 @@
 
 pub mod malom;
 pub mod search;
+pub mod search_dtm;
 pub mod verify;
 pub mod wdl;
 

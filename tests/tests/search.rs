@@ -9,6 +9,7 @@ use std::sync::Arc;
 use morris_db::wdl::{export_table, wdl_path};
 use morris_db::{Color, Position, RuleSet, Table, Value};
 use morris_probe::search::{prove_parallel, Prover, SearchOptions, TranspositionTable};
+use morris_probe::search_dtm::prove_dtm;
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::Database;
 use morris_solver::placement::placement_sectors;
@@ -165,4 +166,46 @@ fn six_first_moves_in_parallel_and_with_a_small_table() {
             assert_eq!((parallel, single), (table, table), "{preset} after {}", mv.notation(rules.board()));
         }
     }
+}
+
+/// `prove_dtm` (full minimax, DTM tables at the leaves) gives the placement
+/// tables' exact value, DTM included, on every canonical placement position
+/// of `preset` (every `step`-th slot).
+fn dtm_search_agrees_with_tables(preset: &str, step: usize) {
+    let rules = RuleSet::preset(preset).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    solve_all(&rules, dir.path(), false).unwrap();
+    let db = Database::open(dir.path(), rules.clone()).unwrap();
+    let mut compared = 0u64;
+    for sector in placement_sectors(&rules) {
+        let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+        for slot in (0..index.len()).step_by(step) {
+            let Some((us, them)) = index.position(slot) else { continue };
+            let pos = Position::from_relative(us, them, Color::White, sector.wh, sector.bh);
+            let Ok(table) = db.value(&pos) else { continue };
+            let (searched, _) = prove_dtm(&db, &pos).unwrap();
+            assert_eq!(searched, table, "{preset} {}", pos.to_text(rules.board()));
+            compared += 1;
+        }
+    }
+    assert!(compared > 100, "{preset}: only {compared} positions compared");
+}
+
+#[test]
+fn dtm_search_three_every_placement_position() {
+    dtm_search_agrees_with_tables("three", 1);
+    dtm_search_agrees_with_tables("three-nodiagonal", 1);
+}
+
+#[test]
+fn dtm_search_six_start_and_a_sample_of_placement_positions() {
+    // The start (Draw, as the tables and Liou 2026 say), then positions
+    // spread over every placement sector.
+    let rules = RuleSet::preset("six").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    solve_all(&rules, dir.path(), false).unwrap();
+    let db = Database::open(dir.path(), rules.clone()).unwrap();
+    assert_eq!(prove_dtm(&db, &Position::start(&rules)).unwrap().0, Value::Draw);
+    drop(dir);
+    dtm_search_agrees_with_tables("six", 997);
 }

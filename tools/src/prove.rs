@@ -15,6 +15,7 @@ use clap::Args;
 use indicatif::ProgressBar;
 use morris_db::{Position, Value};
 use morris_probe::search::{prove_parallel, SearchOptions, SearchStats, TranspositionTable, Wdl};
+use morris_probe::search_dtm::prove_dtm;
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::Database;
 
@@ -57,6 +58,11 @@ pub struct ProveArgs {
     /// No progress display.
     #[arg(long, short)]
     quiet: bool,
+    /// The exact value with its DTM (plies to the end of the game) by full
+    /// minimax over the placement phase, DTM tables at the leaves: for small
+    /// games (`three`, `six`); `nine` from the empty board is far too large.
+    #[arg(long, conflicts_with_all = ["wdl", "no_ordering"])]
+    dtm: bool,
     /// The position (default: the start of the rule set).
     #[arg(value_name = "POSITION", num_args = 0.., allow_hyphen_values = true)]
     position: Vec<String>,
@@ -82,6 +88,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         pos
     };
     let db = Database::open(&args.db.db, rules.clone())?;
+    if args.dtm {
+        return prove_dtm_and_report(&db, &pos, &args, &mut out);
+    }
     let wdl = args.wdl.as_ref().map(|dir| WdlDatabase::open(dir, rules.clone())).transpose()?.map(Arc::new);
     let threads = if args.no_parallel {
         1
@@ -206,4 +215,57 @@ fn wdl_of(v: Value) -> Wdl {
         Value::Draw => 0,
         Value::Loss(_) => -1,
     }
+}
+
+/// `prove --dtm`: the exact value by full minimax, of the position and with
+/// `--divide` of every first move; `--check` compares with the tables.
+fn prove_dtm_and_report(
+    db: &Database,
+    pos: &Position,
+    args: &ProveArgs,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
+    let rules = db.rules();
+    let start = Instant::now();
+    let mut disagree = 0;
+    let mut check = |what: &Position, found: Value, out: &mut dyn Write| -> anyhow::Result<()> {
+        if args.check {
+            match db.value(what) {
+                Ok(t) if t == found => write!(out, "  (tables agree)")?,
+                Ok(t) => {
+                    write!(out, "  (TABLES DISAGREE: {t:?})")?;
+                    disagree += 1;
+                }
+                Err(_) => write!(out, "  (no table)")?,
+            }
+        }
+        Ok(())
+    };
+    let (value, stats) = prove_dtm(db, pos)?;
+    if args.divide && pos.us_in_hand() + pos.them_in_hand() > 0 {
+        let mut seen = std::collections::HashSet::new();
+        for mv in pos.legal_moves(rules) {
+            let child = pos.play_unchecked(mv);
+            let s = child.sector();
+            if !seen.insert((s, rules.indexer().sector(s.w as usize, s.b as usize).index(child.us(), child.them()))) {
+                continue;
+            }
+            let child_value = prove_dtm(db, &child)?.0;
+            write!(out, "  {:<8} {:?}", mv.notation(rules.board()), child_value.back())?;
+            check(&child, child_value, out)?;
+            writeln!(out)?;
+        }
+    }
+    write!(out, "position `{}`: {value:?} (by search)", pos.to_text(rules.board()))?;
+    check(pos, value, out)?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} placement positions valued, {} table probes, {:.2} s, peak memory {}",
+        stats.positions,
+        stats.table_probes,
+        start.elapsed().as_secs_f64(),
+        crate::solve::peak_memory().unwrap_or_else(|| "unknown".into())
+    )?;
+    Ok(if disagree == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

@@ -848,3 +848,30 @@ fn compressed_tables_answer_as_the_originals() {
     fs::write(&path, &bytes).unwrap();
     contains_all(&fails(&["probe", "--db", s(dir.path()), DRAWN[0]]), &["payload checksum"], "damaged");
 }
+
+// ---------------------------------------------------------------------------
+// prove
+
+#[test]
+fn prove_gives_the_published_start_values_by_both_searches() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(&["solve", "--rules", "three", "--phase", "all", "--db", s(dir.path()), "-q"]);
+    // Three Men's Morris: White wins, only by opening in the centre.
+    let out = ok(&["prove", "--rules", "three", "--db", s(dir.path()), "--divide", "--check", "-q"]);
+    contains_all(
+        &out,
+        &["b2       win", "a1       draw", "b1       loss", ": win (by search)", "placement tables agree"],
+        "prove",
+    );
+    let out = ok(&["prove", "--rules", "three", "--db", s(dir.path()), "--dtm", "--divide", "--check"]);
+    contains_all(&out, &["b2       Win(9)  (tables agree)", "Win(9) (by search)  (tables agree)"], "prove --dtm");
+    assert!(!out.contains("DISAGREE"), "{out}");
+    // Six Men's Morris from its sliding tables only: a draw (Liou 2026).
+    let six = tempfile::tempdir().unwrap();
+    ok(&["solve", "--rules", "six", "--db", s(six.path()), "-q"]);
+    let out = ok(&["prove", "--rules", "six", "--db", s(six.path()), "--threads", "1", "-q"]);
+    contains_all(&out, &["`W: B: w 6 6`: draw (by search)"], "prove six");
+    // A placement position needs no placement table; a missing sliding one is named.
+    let err = fails(&["prove", "--rules", "six", "--db", s(dir.path()), "-q"]);
+    contains_all(&err, &["six_"], "prove without tables");
+}
