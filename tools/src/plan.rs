@@ -12,10 +12,19 @@ use morris_db::{RuleSet, Sector};
 use morris_solver::placement::placement_sectors;
 use morris_solver::sliding_pairs;
 
-/// Canonical positions per second assumed for the time estimate on two
-/// cores (the sliding phase of `nine` runs at 2 to 5 M slots per second
-/// here; placement is faster).
-const ESTIMATED_RATE: f64 = 3.0e6;
+/// Slots per second assumed for the time estimate on two cores, by the
+/// size of the unit solved at once (a pair or a placement sector): small
+/// units stay in cache, large ones look up captures in large mapped
+/// tables at random. Measured on `nine` here: pairs of up to 11 stones at 2
+/// to 5 M slots/s, 12 to 15 stones at 0.7 to 2.3 M/s, 16 to 18 stones at
+/// 0.64 to 1.25 M/s (shared machine).
+fn estimated_rate(unit_slots: u64) -> f64 {
+    match unit_slots {
+        0..=50_000_000 => 3.0e6,
+        50_000_001..=300_000_000 => 1.5e6,
+        _ => 0.8e6,
+    }
+}
 
 /// Bytes of working memory per slot of the largest pair: a 16-bit value and
 /// an 8-bit successor counter.
@@ -26,13 +35,14 @@ pub struct Plan {
     missing: usize,
     slots: u64,
     largest_unit_slots: u64,
+    seconds: f64,
 }
 
 impl Plan {
     /// The tables of `rules` missing in `dir`: sliding sectors with at most
     /// `max_stones` stones, and with `placement` every placement sector.
     pub fn new(rules: &RuleSet, dir: &Path, max_stones: u32, placement: bool) -> Plan {
-        let mut plan = Plan { missing: 0, slots: 0, largest_unit_slots: 0 };
+        let mut plan = Plan { missing: 0, slots: 0, largest_unit_slots: 0, seconds: 0.0 };
         let len = |s: Sector| rules.indexer().sector(s.w as usize, s.b as usize).len();
         let mut add = |sectors: &[Sector]| {
             let mut unit = 0;
@@ -45,6 +55,7 @@ impl Plan {
                 }
             }
             plan.largest_unit_slots = plan.largest_unit_slots.max(unit);
+            plan.seconds += unit as f64 / estimated_rate(unit);
         };
         for (w, b) in sliding_pairs(rules, max_stones) {
             if w == b {
@@ -84,7 +95,7 @@ impl Plan {
             self.missing,
             rules.name(),
             self.slots,
-            self.slots as f64 / ESTIMATED_RATE,
+            self.seconds,
             gib(memory),
             gib(disk),
             free_memory.map_or("unknown".into(), gib),
