@@ -37,17 +37,45 @@ struct Row {
 
 /// Opens and fully checks one table file: header, size, checksum, and that
 /// the rule set named in the header has this fingerprint and sector size.
-fn check(path: &std::path::Path, preset: &str, sector: Sector) -> anyhow::Result<TableHeader> {
+/// A custom rule set (`<preset>-<8 hex digits of its fingerprint>`) is
+/// checked against the name: its preset gives the board (so the sector's
+/// size), and the fingerprint in the header must begin with those digits.
+fn check(path: &std::path::Path, name: &str, sector: Sector) -> anyhow::Result<TableHeader> {
     let table = Table::open_unchecked(path)?;
     table.verify_checksum()?;
+    let custom = name
+        .rsplit_once('-')
+        .filter(|(_, hex)| hex.len() == 8 && hex.bytes().all(|c| c.is_ascii_hexdigit()))
+        .filter(|(preset, _)| RuleSet::preset(preset).is_ok());
+    let preset = custom.map_or(name, |(preset, _)| preset);
     let rules =
         RuleSet::preset(preset).with_context(|| format!("{}: file name names no known rule set", path.display()))?;
     if !rules.sector_fits(sector) {
         anyhow::bail!("{}: file name names sector {sector}, which rule set `{preset}` cannot have", path.display());
     }
     let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
-    table.check(&rules, sector, len)?;
-    Ok(table.header().clone())
+    let Some((_, hex)) = custom else {
+        table.check(&rules, sector, len)?;
+        return Ok(table.header().clone());
+    };
+    let h = table.header();
+    if h.rules_name != name || !format!("{:016x}", h.rules_fingerprint).starts_with(&hex.to_ascii_lowercase()) {
+        anyhow::bail!(
+            "{}: the header names rule set `{}` (fingerprint {:016x}), not `{name}`",
+            path.display(),
+            h.rules_name,
+            h.rules_fingerprint
+        );
+    }
+    if h.sector != sector || h.entry_count != len {
+        anyhow::bail!(
+            "{}: the header holds sector {} with {} slots; the file name says {sector}, which has {len}",
+            path.display(),
+            h.sector,
+            h.entry_count
+        );
+    }
+    Ok(h.clone())
 }
 
 /// Runs `morris stats`.

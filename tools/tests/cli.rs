@@ -875,3 +875,20 @@ fn prove_gives_the_published_start_values_by_both_searches() {
     let err = fails(&["prove", "--rules", "six", "--db", s(dir.path()), "-q"]);
     contains_all(&err, &["six_"], "prove without tables");
 }
+
+#[test]
+fn stats_reads_custom_rule_sets_and_checks_their_names() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(&["solve", "--rules", "six", "--stones", "4", "--max-stones", "7", "--db", s(dir.path()), "-q"]);
+    let out = ok(&["stats", "--db", s(dir.path()), "--format", "csv"]);
+    let name = RuleSet::custom("six", &morris_db::Overrides { stones: Some(4), ..Default::default() })
+        .unwrap()
+        .name()
+        .to_string();
+    assert!(name.starts_with("six-"), "{name}");
+    contains_all(&out, &["3-3,", "3-4,", "4-3,"], "stats of a custom rule set");
+    // A table renamed to another custom rule set of the same preset is refused.
+    let from = dir.path().join(format!("{name}_3_3_0_0.mtb"));
+    fs::rename(&from, dir.path().join("six-0123abcd_3_3_0_0.mtb")).unwrap();
+    contains_all(&fails(&["stats", "--db", s(dir.path())]), &["six-0123abcd", "not `six-0123abcd`"], "renamed");
+}
