@@ -461,15 +461,18 @@ impl<'a> Prover<'a> {
         let (w, b) = (us.count_ones() as usize, them.count_ones() as usize);
         let (db, wdl_db) = (self.db, self.options.wdl.clone());
         let slot = self.slot(w, b);
-        if slot.leaf.is_none() {
-            let sector = Sector::sliding(w as u8, b as u8);
-            slot.leaf = Some(match &wdl_db {
-                Some(wdl) => Leaf::Wdl(wdl.table(sector)?),
-                None => Leaf::Dtm(db.table(sector)?),
-            });
-        }
         let index = slot.index.index(us, them);
-        let v = slot.leaf.as_ref().expect("loaded above").wdl(index)?;
+        let leaf = match &mut slot.leaf {
+            Some(leaf) => leaf,
+            empty => {
+                let sector = Sector::sliding(w as u8, b as u8);
+                empty.insert(match &wdl_db {
+                    Some(wdl) => Leaf::Wdl(wdl.table(sector)?),
+                    None => Leaf::Dtm(db.table(sector)?),
+                })
+            }
+        };
+        let v = leaf.wdl(index)?;
         self.stats.table_probes += 1;
         Ok(v)
     }
@@ -621,10 +624,10 @@ impl<'a> Prover<'a> {
             self.moves[ply] = moves;
             return Ok(wdl(rules.no_move_value(us, them)));
         }
-        let marked = self.share && depth >= SHARE_DEPTH && key.is_some_and(|k| self.tt.mark_busy(k));
+        let marked = key.filter(|&k| self.share && depth >= SHARE_DEPTH && self.tt.mark_busy(k));
         let result = self.search_moves(us, them, uh, th, alpha, beta, ply, &moves, depth);
-        if marked {
-            self.tt.unmark_busy(key.expect("marked"));
+        if let Some(k) = marked {
+            self.tt.unmark_busy(k);
         }
         let (best, best_move) = result?;
         if let Some(mv) = best_move.filter(|_| best >= beta && self.options.move_ordering) {
@@ -836,7 +839,9 @@ pub fn prove_parallel(
     }
     total.transpositions = tt.occupied();
     total.seconds = start.elapsed().as_secs_f64();
-    Ok((value.expect("the first thread to finish has a value"), total))
+    // The first thread to finish stops the others, so one has a value.
+    let value = value.ok_or_else(|| ProbeError::Unsupported("every search thread was stopped".to_string()))?;
+    Ok((value, total))
 }
 
 /// History counts above this halve the whole history, so that it stays a
