@@ -9,6 +9,7 @@
 //! and they are solved by retrograde analysis like the sliding pairs.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use morris_db::moves::for_each_move;
 use morris_db::value::{Value, PADDING_ENTRY};
@@ -122,8 +123,18 @@ fn open_children(rules: &RuleSet, dir: &Path, sector: Sector) -> Result<Vec<Chil
     Ok(children)
 }
 
-/// The value of one position with the side to move placing.
-fn position_value(rules: &RuleSet, children: &[Child], sector: Sector, us: Bitboard, them: Bitboard) -> Option<u16> {
+/// The value of one position with the side to move placing, as a table
+/// entry; `None` when a child's table holds no value there. `quiet` looks up
+/// the placements without removal: their children all have `them` to move,
+/// in one orbit block of the same table, which the caller keeps at hand.
+fn position_value(
+    rules: &RuleSet,
+    children: &[Child],
+    sector: Sector,
+    us: Bitboard,
+    them: Bitboard,
+    quiet: impl Fn(Bitboard) -> Option<Value>,
+) -> Option<u16> {
     if rules.line_wins {
         if rules.has_line(us) {
             return Some(PADDING_ENTRY);
@@ -141,11 +152,19 @@ fn position_value(rules: &RuleSet, children: &[Child], sector: Sector, us: Bitbo
         any = true;
         let victims = them & !mv.removals();
         let child = if victims.count_ones() + sector.bh as u32 >= 3 && !(rules.line_wins && rules.has_line(after)) {
-            let s =
-                Sector { w: victims.count_ones() as u8, b: after.count_ones() as u8, wh: sector.bh, bh: sector.wh - 1 };
-            match children.iter().find(|c| c.sector == s) {
-                Some(c) => c.table.value(c.index.index(victims, after)),
-                None => None,
+            if mv.removal.is_none() {
+                quiet(after)
+            } else {
+                let s = Sector {
+                    w: victims.count_ones() as u8,
+                    b: after.count_ones() as u8,
+                    wh: sector.bh,
+                    bh: sector.wh - 1,
+                };
+                match children.iter().find(|c| c.sector == s) {
+                    Some(c) => c.table.value(c.index.index(victims, after)),
+                    None => None,
+                }
             }
         } else {
             Some(Value::Loss(0))
@@ -172,21 +191,45 @@ fn position_value(rules: &RuleSet, children: &[Child], sector: Sector, us: Bitbo
     Some(value.to_entry())
 }
 
-/// Solves one placement sector from its children's tables.
+/// Solves one placement sector `w-b-wh-bh` from its children's tables.
+///
+/// Positions are visited by the orbit of the opponent's stones (`them`,
+/// `b` stones) rather than in slot order: every placement without removal
+/// from `(us, them)` leads to `them` to move in the sector `b-(w+1)`, whose
+/// slots for one orbit of `them` form one block of `C(n - b, w + 1)`
+/// entries. Visiting all of `us` for one orbit of `them` in a row keeps that
+/// block in the cache; in slot order each position touched a different
+/// block of a table far larger than the cache. Every canonical position is
+/// visited once: `them` is its orbit's representative and `us` the smallest
+/// image under that representative's stabiliser, exactly the positions of
+/// the mirrored sector's index `b-w`. The result is written to its slot in
+/// this sector's index, and a last pass checks that no canonical slot was
+/// left without a value.
 pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector) -> Result<Vec<u16>, SolveError> {
     let children = open_children(rules, dir, sector)?;
-    let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
-    let block = index.opponent_sets() as usize;
-    let mut entries = vec![PADDING_ENTRY; index.len() as usize];
-    let faults: usize = entries
-        .par_chunks_mut(block.max(1))
-        .enumerate()
-        .map(|(orbit, chunk)| {
-            let base = (orbit * block) as u64;
+    let (w, b) = (sector.w as usize, sector.b as usize);
+    let index = rules.indexer().sector(w, b);
+    let by_them = rules.indexer().sector(b, w);
+    let quiet_sector = Sector { w: sector.b, b: sector.w + 1, wh: sector.bh, bh: sector.wh.saturating_sub(1) };
+    let quiet_child = children.iter().find(|c| c.sector == quiet_sector);
+    let entries: Vec<AtomicU16> = (0..index.len()).map(|_| AtomicU16::new(PADDING_ENTRY)).collect();
+    let faults: usize = (0..by_them.orbit_table().len())
+        .into_par_iter()
+        .map(|orbit| {
             let mut faults = 0;
-            index.for_each_in_orbit(orbit, |slot, us, them| match position_value(rules, &children, sector, us, them) {
-                Some(e) => chunk[(slot - base) as usize] = e,
-                None => faults += 1,
+            // `them` is this orbit's representative, in the quiet child's
+            // orbit table too (both index sets of `b` stones first).
+            let block =
+                quiet_child.map(|c| c.index.orbit_table().orbit_of(by_them.orbit_table().representative(orbit)));
+            by_them.for_each_in_orbit(orbit, |_, them, us| {
+                let quiet = |after: Bitboard| {
+                    let (c, (o, g)) = quiet_child.zip(block)?;
+                    c.table.value(c.index.index_with_orbit(o, g, after))
+                };
+                match position_value(rules, &children, sector, us, them, quiet) {
+                    Some(e) => entries[index.index(us, them) as usize].store(e, Relaxed),
+                    None => faults += 1,
+                }
             });
             faults
         })
@@ -195,6 +238,24 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
         return Err(SolveError::Internal {
             sector,
             detail: format!("{faults} positions lead to a table that is missing or holds no value there"),
+        });
+    }
+    let entries: Vec<u16> = entries.into_iter().map(AtomicU16::into_inner).collect();
+    let unvisited: usize = (0..index.orbit_table().len())
+        .into_par_iter()
+        .map(|orbit| {
+            let mut unvisited = 0;
+            index.for_each_in_orbit(orbit, |slot, us, _| {
+                let padding = rules.line_wins && rules.has_line(us);
+                unvisited += (entries[slot as usize] == PADDING_ENTRY && !padding) as usize;
+            });
+            unvisited
+        })
+        .sum();
+    if unvisited > 0 {
+        return Err(SolveError::Internal {
+            sector,
+            detail: format!("{unvisited} canonical positions were never visited"),
         });
     }
     Ok(entries)
