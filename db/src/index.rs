@@ -311,6 +311,22 @@ impl SectorIndex {
         &self.orbits
     }
 
+    /// The block of orbit `o` (its representative to move), for ranking
+    /// opponent sets quickly; `None` when the representative has a
+    /// non-trivial stabiliser (then opponent sets must be minimised, and
+    /// [`SectorIndex::index_with_orbit`] does that).
+    pub fn orbit_block(&self, o: usize) -> Option<OrbitBlock> {
+        if o >= self.orbits.len() || !self.orbits.stabiliser(o).is_empty() {
+            return None;
+        }
+        let rep = self.orbits.representative(o);
+        let mut compressed = [u8::MAX; 32];
+        for (i, p) in Points(self.board.all() & !rep).enumerate() {
+            compressed[p as usize] = i as u8;
+        }
+        Some(OrbitBlock { base: o as u64 * self.opponent_sets, compressed })
+    }
+
     /// The canonical position at `slot`, or `None` when the slot is padding
     /// (its opponent set is not minimal under the stabiliser) or out of range.
     pub fn position(&self, slot: u64) -> Option<(Bitboard, Bitboard)> {
@@ -373,9 +389,121 @@ pub fn expand_into_empty(occupied: Bitboard, mut compressed: Bitboard, n: usize)
     out
 }
 
+/// The slots of one orbit block of a sector whose representative has a
+/// trivial stabiliser: the opponent set is then ranked as it stands, with no
+/// symmetry to apply (see [`SectorIndex::orbit_block`]).
+#[derive(Debug, Clone)]
+pub struct OrbitBlock {
+    /// Slot of the block's first opponent set.
+    base: u64,
+    /// Per point, its position among the points the representative leaves
+    /// empty (`u8::MAX` for the representative's own points).
+    compressed: [u8; 32],
+}
+
+impl OrbitBlock {
+    /// The slot of opponent set `them` (disjoint from the representative,
+    /// of the sector's opponent stone count).
+    #[inline]
+    pub fn slot(&self, them: Bitboard) -> u64 {
+        let mut r = 0;
+        for (i, p) in Points(them).enumerate() {
+            r += BINOMIAL[self.compressed[p as usize] as usize][i + 1];
+        }
+        self.base + r
+    }
+
+    /// Prepares the slots of `set` plus one more point, for every point:
+    /// O(|set|) once, then O(1) per point ([`Extensions::slot`]). The
+    /// sector's opponent stone count must be `|set| + 1`; `set` is disjoint
+    /// from the representative.
+    #[inline(always)]
+    pub fn extensions(&self, set: Bitboard) -> Extensions<'_> {
+        // For set points e_0 < e_1 < ... (compressed), a new point q with k
+        // points below it ranks as sum_{i<k} C(e_i, i+1) + C(q, k+1) +
+        // sum_{i>=k} C(e_i, i+2): prefix and suffix sums by k.
+        let mut e = [0u8; 32];
+        let mut bits = 0u32;
+        let mut m = 0;
+        for p in Points(set) {
+            let q = self.compressed[p as usize];
+            bits |= 1 << q;
+            e[m] = q;
+            m += 1;
+        }
+        // Ranks within one block are below C(32, 16) < 2^32.
+        let mut rank_by_below = [0u32; 32];
+        let mut prefix = 0;
+        for k in 0..=m.min(31) {
+            rank_by_below[k] = prefix;
+            if k < m {
+                prefix += BINOMIAL[e[k] as usize][k + 1] as u32;
+            }
+        }
+        let mut suffix = 0;
+        for k in (0..=m.min(31)).rev() {
+            if k < m {
+                suffix += BINOMIAL[e[k] as usize][k + 2] as u32;
+            }
+            rank_by_below[k] += suffix;
+        }
+        Extensions { block: self, bits, rank_by_below }
+    }
+}
+
+/// The slots of one set plus one point in an [`OrbitBlock`].
+#[derive(Debug, Clone)]
+pub struct Extensions<'a> {
+    block: &'a OrbitBlock,
+    /// The set, in compressed positions.
+    bits: u32,
+    /// Rank in the block, less `C(q, k + 1)`, of the set plus a point `q`
+    /// with `k` of the set's points below it.
+    rank_by_below: [u32; 32],
+}
+
+impl Extensions<'_> {
+    /// The slot of the set plus point `p` (empty: neither in the set nor in
+    /// the representative).
+    #[inline]
+    pub fn slot(&self, p: u8) -> u64 {
+        let q = self.block.compressed[p as usize] as usize;
+        let k = (self.bits & ((1u32 << q) - 1)).count_ones() as usize;
+        self.block.base + self.rank_by_below[k] as u64 + BINOMIAL[q][k + 1]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`OrbitBlock`] and its [`Extensions`] give the slots of
+    /// [`SectorIndex::index_with_orbit`] for every point added, on sectors
+    /// of two boards, for every orbit with a trivial stabiliser.
+    #[test]
+    fn orbit_block_extensions_match_index() {
+        for (preset, w, b) in [("nine", 3, 4), ("nine", 5, 2), ("six", 4, 3), ("nine", 2, 3)] {
+            let rules = crate::RuleSet::preset(preset).unwrap();
+            let index = rules.indexer().sector(w, b);
+            let all = rules.board().all();
+            let mut checked = 0;
+            for o in 0..index.orbit_table().len() {
+                let Some(block) = index.orbit_block(o) else { continue };
+                let rep = index.orbit_table().representative(o);
+                for r in (0..BINOMIAL[rules.board().len() - w][b - 1]).step_by(3) {
+                    let set = expand_into_empty(rep, colex_unrank(r, b - 1), rules.board().len());
+                    let ext = block.extensions(set);
+                    for p in Points(all & !rep & !set) {
+                        let them = set | 1 << p;
+                        assert_eq!(ext.slot(p), index.index_with_orbit(o, 0, them), "{preset} {w}-{b}");
+                        assert_eq!(block.slot(them), index.index(rep, them), "{preset} {w}-{b}");
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked > 100, "{preset} {w}-{b}: {checked}");
+        }
+    }
 
     #[test]
     #[allow(clippy::needless_range_loop)]

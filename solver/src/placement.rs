@@ -221,10 +221,19 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
             // orbit table too (both index sets of `b` stones first).
             let block =
                 quiet_child.map(|c| c.index.orbit_table().orbit_of(by_them.orbit_table().representative(orbit)));
+            // With a trivial stabiliser, the slots of `us` plus one point
+            // come from one set-up per position.
+            let fast =
+                quiet_child.zip(block).filter(|(_, (_, g))| *g == 0).and_then(|(c, (o, _))| c.index.orbit_block(o));
             by_them.for_each_in_orbit(orbit, |_, them, us| {
+                let extensions = fast.as_ref().map(|f| f.extensions(us));
                 let quiet = |after: Bitboard| {
                     let (c, (o, g)) = quiet_child.zip(block)?;
-                    c.table.value(c.index.index_with_orbit(o, g, after))
+                    let slot = match &extensions {
+                        Some(e) => e.slot((after & !us).trailing_zeros() as u8),
+                        None => c.index.index_with_orbit(o, g, after),
+                    };
+                    c.table.value(slot)
                 };
                 match position_value(rules, &children, sector, us, them, quiet) {
                     Some(e) => entries[index.index(us, them) as usize].store(e, Relaxed),
