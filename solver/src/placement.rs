@@ -9,7 +9,6 @@
 //! and they are solved by retrograde analysis like the sliding pairs.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use morris_db::moves::for_each_move;
 use morris_db::value::{Value, PADDING_ENTRY};
@@ -212,11 +211,16 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
     let by_them = rules.indexer().sector(b, w);
     let quiet_sector = Sector { w: sector.b, b: sector.w + 1, wh: sector.bh, bh: sector.wh.saturating_sub(1) };
     let quiet_child = children.iter().find(|c| c.sector == quiet_sector);
-    let entries: Vec<AtomicU16> = (0..index.len()).map(|_| AtomicU16::new(PADDING_ENTRY)).collect();
-    let faults: usize = (0..by_them.orbit_table().len())
-        .into_par_iter()
-        .map(|orbit| {
+    // Pass 1, by the orbit of `them`: values in the mirrored index's slot
+    // order, so every write is sequential.
+    let mirror_block = by_them.opponent_sets().max(1) as usize;
+    let mut by_them_entries = vec![PADDING_ENTRY; by_them.len() as usize];
+    let faults: usize = by_them_entries
+        .par_chunks_mut(mirror_block)
+        .enumerate()
+        .map(|(orbit, chunk)| {
             let mut faults = 0;
+            let base = (orbit * mirror_block) as u64;
             // `them` is this orbit's representative, in the quiet child's
             // orbit table too (both index sets of `b` stones first).
             let block =
@@ -225,7 +229,7 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
             // come from one set-up per position.
             let fast =
                 quiet_child.zip(block).filter(|(_, (_, g))| *g == 0).and_then(|(c, (o, _))| c.index.orbit_block(o));
-            by_them.for_each_in_orbit(orbit, |_, them, us| {
+            by_them.for_each_in_orbit(orbit, |slot, them, us| {
                 let extensions = fast.as_ref().map(|f| f.extensions(us));
                 let quiet = |after: Bitboard| {
                     let (c, (o, g)) = quiet_child.zip(block)?;
@@ -236,7 +240,7 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
                     c.table.value(slot)
                 };
                 match position_value(rules, &children, sector, us, them, quiet) {
-                    Some(e) => entries[index.index(us, them) as usize].store(e, Relaxed),
+                    Some(e) => chunk[(slot - base) as usize] = e,
                     None => faults += 1,
                 }
             });
@@ -249,14 +253,23 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
             detail: format!("{faults} positions lead to a table that is missing or holds no value there"),
         });
     }
-    let entries: Vec<u16> = entries.into_iter().map(AtomicU16::into_inner).collect();
-    let unvisited: usize = (0..index.orbit_table().len())
-        .into_par_iter()
-        .map(|orbit| {
+    // Pass 2, in this sector's slot order: each canonical position reads its
+    // value from the mirrored slot (independent reads, which the processor
+    // overlaps, where scattered writes stalled it), and a canonical position
+    // that pass 1 left without a value is a fault.
+    let block = index.opponent_sets().max(1) as usize;
+    let mut entries = vec![PADDING_ENTRY; index.len() as usize];
+    let unvisited: usize = entries
+        .par_chunks_mut(block)
+        .enumerate()
+        .map(|(orbit, chunk)| {
             let mut unvisited = 0;
-            index.for_each_in_orbit(orbit, |slot, us, _| {
+            let base = (orbit * block) as u64;
+            index.for_each_in_orbit(orbit, |slot, us, them| {
+                let e = by_them_entries[by_them.index(them, us) as usize];
                 let padding = rules.line_wins && rules.has_line(us);
-                unvisited += (entries[slot as usize] == PADDING_ENTRY && !padding) as usize;
+                unvisited += (e == PADDING_ENTRY && !padding) as usize;
+                chunk[(slot - base) as usize] = e;
             });
             unvisited
         })
