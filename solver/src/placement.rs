@@ -12,7 +12,7 @@ use std::path::Path;
 
 use morris_db::moves::for_each_move;
 use morris_db::value::{Value, PADDING_ENTRY};
-use morris_db::{Bitboard, RuleSet, Sector, SectorIndex, Table};
+use morris_db::{Bitboard, Point, Points, RuleSet, Sector, SectorIndex, Table};
 use rayon::prelude::*;
 
 use crate::SolveError;
@@ -126,6 +126,9 @@ fn open_children(rules: &RuleSet, dir: &Path, sector: Sector) -> Result<Vec<Chil
 /// entry; `None` when a child's table holds no value there. `quiet` looks up
 /// the placements without removal: their children all have `them` to move,
 /// in one orbit block of the same table, which the caller keeps at hand.
+/// `capture(r, after)` looks up a placement that removes the one stone `r`:
+/// its child has `them` less `r` to move, in an orbit block that depends on
+/// `them` and `r` only.
 fn position_value(
     rules: &RuleSet,
     children: &[Child],
@@ -133,6 +136,7 @@ fn position_value(
     us: Bitboard,
     them: Bitboard,
     quiet: impl Fn(Bitboard) -> Option<Value>,
+    capture: impl Fn(Point, Bitboard) -> Option<Value>,
 ) -> Option<u16> {
     if rules.line_wins {
         if rules.has_line(us) {
@@ -153,6 +157,8 @@ fn position_value(
         let child = if victims.count_ones() + sector.bh as u32 >= 3 && !(rules.line_wins && rules.has_line(after)) {
             if mv.removal.is_none() {
                 quiet(after)
+            } else if let (Some(r), 0) = (mv.removal, mv.extra_removals) {
+                capture(r, after)
             } else {
                 let s = Sector {
                     w: victims.count_ones() as u8,
@@ -211,6 +217,8 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
     let by_them = rules.indexer().sector(b, w);
     let quiet_sector = Sector { w: sector.b, b: sector.w + 1, wh: sector.bh, bh: sector.wh.saturating_sub(1) };
     let quiet_child = children.iter().find(|c| c.sector == quiet_sector);
+    let capture_sector = Sector { w: sector.b.saturating_sub(1), ..quiet_sector };
+    let capture_child = children.iter().find(|c| c.sector == capture_sector && sector.b > 0);
     // Pass 1, by the orbit of `them`: values in the mirrored index's slot
     // order, so every write is sequential.
     let mirror_block = by_them.opponent_sets().max(1) as usize;
@@ -229,6 +237,21 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
             // come from one set-up per position.
             let fast =
                 quiet_child.zip(block).filter(|(_, (_, g))| *g == 0).and_then(|(c, (o, _))| c.index.orbit_block(o));
+            // Captures of one stone: per removed point `r`, the orbit of
+            // `them` less `r` in the capture child's index, and the
+            // symmetry taking it there.
+            let rep = by_them.orbit_table().representative(orbit);
+            let mut removed = [(0usize, 0usize); 32];
+            if let Some(c) = capture_child {
+                for r in Points(rep) {
+                    removed[r as usize] = c.index.orbit_table().orbit_of(rep & !(1 << r));
+                }
+            }
+            let capture = |r: Point, after: Bitboard| {
+                let c = capture_child?;
+                let (o, g) = removed[r as usize];
+                c.table.value(c.index.index_with_orbit(o, g, after))
+            };
             by_them.for_each_in_orbit(orbit, |slot, them, us| {
                 let extensions = fast.as_ref().map(|f| f.extensions(us));
                 let quiet = |after: Bitboard| {
@@ -239,7 +262,7 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
                     };
                     c.table.value(slot)
                 };
-                match position_value(rules, &children, sector, us, them, quiet) {
+                match position_value(rules, &children, sector, us, them, quiet, capture) {
                     Some(e) => chunk[(slot - base) as usize] = e,
                     None => faults += 1,
                 }
