@@ -15,14 +15,15 @@ use morris_solver::sliding_pairs;
 /// Slots per second assumed for the time estimate on two cores, by the
 /// size of the unit solved at once (a pair or a placement sector): small
 /// units stay in cache, large ones look up captures in large mapped
-/// tables at random. Measured on `nine` here: pairs of up to 11 stones at 2
-/// to 5 M slots/s, 12 to 15 stones at 0.7 to 2.3 M/s, 16 to 18 stones at
-/// 0.64 to 1.25 M/s (shared machine).
+/// tables at random. Measured on `nine` here, in one undisturbed run of all
+/// 49 sliding sectors (5,487 s; this model says 6,178 s): pairs of up to 50
+/// M slots at 2.2 to 22 M slots/s, up to 300 M at 2.2 to 9.8 M/s, larger
+/// ones (13 to 18 stones) at 1.23 to 2.59 M/s.
 fn estimated_rate(unit_slots: u64) -> f64 {
     match unit_slots {
         0..=50_000_000 => 3.0e6,
-        50_000_001..=300_000_000 => 1.5e6,
-        _ => 0.8e6,
+        50_000_001..=300_000_000 => 2.2e6,
+        _ => 1.4e6,
     }
 }
 
