@@ -114,6 +114,31 @@ mod tests {
         assert_eq!(Board::nine_point(false).symmetries().len(), 8);
     }
 
+    /// Every board's symmetries are closed under composition and each has
+    /// an inverse: the search's `Prover::new` relies on this to build its
+    /// composition table (its two `expect`s state this invariant).
+    #[test]
+    fn symmetries_form_a_group_on_every_board() {
+        for board in [
+            Board::twenty_four(false),
+            Board::twenty_four(true),
+            Board::sixteen(),
+            Board::nine_point(true),
+            Board::nine_point(false),
+        ] {
+            let syms = board.symmetries();
+            for a in syms {
+                let mut has_inverse = false;
+                for b in syms {
+                    let img: Vec<_> = b.image().iter().map(|&p| a.point(p)).collect();
+                    assert!(syms.iter().any(|c| c.image() == img.as_slice()), "composition outside the group");
+                    has_inverse |= img.iter().enumerate().all(|(i, &p)| p as usize == i);
+                }
+                assert!(has_inverse, "a symmetry without an inverse");
+            }
+        }
+    }
+
     #[test]
     fn identity_first_and_ring_swap_present() {
         let b = Board::twenty_four(false);

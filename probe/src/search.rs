@@ -384,7 +384,9 @@ impl<'a> Prover<'a> {
                     .collect()
             })
             .collect();
-        let inverse = (0..syms.len()).map(|a| compose[a].iter().position(|&c| c == 0).unwrap() as u8).collect();
+        let inverse = (0..syms.len())
+            .map(|a| compose[a].iter().position(|&c| c == 0).expect("every symmetry has an inverse") as u8)
+            .collect();
         let stride = board.len() + 1;
         Prover {
             db,
