@@ -67,9 +67,33 @@ pub enum ProbeError {
     #[error("not supported yet: {0}")]
     Unsupported(String),
     /// The position cannot arise in a game (the opponent of the side to move
-    /// already has fewer than 3 stones).
+    /// already has fewer than 3 stones, or no stone on the board after a
+    /// move).
     #[error("not a position of a game: {0}")]
     Unreachable(String),
+}
+
+/// Refuses a sector no position of a game can be in: one whose stones do
+/// not fit the rule set ([`RuleSet::sector_fits`]), or one where the
+/// opponent of the side to move has no stone on the board after a move
+/// ([`RuleSet::sector_occurs`]).
+///
+/// # Errors
+/// [`ProbeError::Unreachable`], naming the sector and why.
+pub(crate) fn check_sector(rules: &RuleSet, sector: Sector) -> Result<(), ProbeError> {
+    if !rules.sector_fits(sector) {
+        return Err(ProbeError::Unreachable(format!(
+            "sector {sector} does not exist under rule set `{}`",
+            rules.name()
+        )));
+    }
+    if !rules.sector_occurs(sector) {
+        return Err(ProbeError::Unreachable(format!(
+            "sector {sector}: the player who just moved has no stone on the board, \
+             which only the start position has (a move never removes the mover's own stones)"
+        )));
+    }
+    Ok(())
 }
 
 /// Options for opening a database.
@@ -132,12 +156,7 @@ impl Database {
         if let Some(t) = self.tables.read().ok().and_then(|m| m.get(&sector).cloned()) {
             return Ok(t);
         }
-        if !self.rules.sector_fits(sector) {
-            return Err(ProbeError::Unreachable(format!(
-                "sector {sector} does not exist under rule set `{}`",
-                self.rules.name()
-            )));
-        }
+        check_sector(&self.rules, sector)?;
         let len = self.rules.indexer().sector(sector.w as usize, sector.b as usize).len();
         let table = match Table::open(&self.dir, &self.rules, sector, len) {
             Ok(t) => t,

@@ -783,6 +783,7 @@ impl MalomDatabase {
         if let Some(s) = self.sectors.read().ok().and_then(|m| m.get(&sector).cloned()) {
             return Ok(s);
         }
+        crate::check_sector(&self.rules, sector)?;
         let file = self.game.file_name(sector);
         let opened = MalomSector::open(&self.dir.join(&file), sector, &self.rules, &self.values);
         let opened = match opened {

@@ -88,12 +88,7 @@ impl WdlDatabase {
         if let Some(t) = self.tables.read().ok().and_then(|m| m.get(&sector).cloned()) {
             return Ok(t);
         }
-        if !self.rules.sector_fits(sector) {
-            return Err(ProbeError::Unreachable(format!(
-                "sector {sector} does not exist under rule set `{}`",
-                self.rules.name()
-            )));
-        }
+        crate::check_sector(&self.rules, sector)?;
         let len = self.rules.indexer().sector(sector.w as usize, sector.b as usize).len();
         let table = match WdlTable::open(&self.dir, &self.rules, sector, len) {
             Ok(t) => t,
