@@ -20,7 +20,7 @@ pub mod game;
 pub mod storage;
 
 pub use game::{board, fen, index, moves, position, record, rules, sector, symmetry, value};
-pub use storage::{compressed, mapped, table, wdl};
+pub use storage::{compressed, mapped, store, table, wdl};
 
 pub use board::{Bitboard, Board, Point, Points};
 pub use fen::FenError;
@@ -29,5 +29,6 @@ pub use moves::{Move, MoveError, Outcome};
 pub use position::{Color, Position, PositionError};
 pub use rules::{Overrides, RuleSet, RulesError, UnknownPreset};
 pub use sector::Sector;
+pub use store::{FileKind, Store};
 pub use table::{Table, TableError, TableHeader};
 pub use value::Value;

@@ -7,5 +7,6 @@
 
 pub mod compressed;
 pub mod mapped;
+pub mod store;
 pub mod table;
 pub mod wdl;
