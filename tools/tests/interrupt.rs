@@ -92,7 +92,13 @@ fn kill_and_resume(expected: &BTreeMap<String, Vec<u8>>, moment: Moment) -> (usi
         assert_eq!(Some(bytes), expected.get(name), "{moment:?}: {name} differs from a clean solve");
     }
     let stats = morris().args(["stats", "--db"]).arg(dir.path()).output().unwrap();
-    assert!(stats.status.success(), "{moment:?}: {}", String::from_utf8_lossy(&stats.stderr));
+    let err = String::from_utf8_lossy(&stats.stderr);
+    if partial.is_empty() {
+        // Nothing finished yet: no table, which `stats` says (issue 19).
+        assert!(!stats.status.success() && err.contains("holds no table"), "{moment:?}: {err}");
+    } else {
+        assert!(stats.status.success(), "{moment:?}: {err}");
+    }
 
     // The next run removes temporary files and finishes the job.
     solve(dir.path());
