@@ -534,6 +534,8 @@ fn a_lost_game_has_no_moves() {
 
 #[test]
 fn show_draws_the_board() {
+    // The drawing, without the lines in text and FEN that follow it.
+    let ok = |args: &[&str]| ok(args).split("position:").next().unwrap().to_string();
     let out = ok(&["show", DRAWN[0]]);
     assert_eq!(out.matches('O').count(), 3, "{out}");
     assert_eq!(out.matches('@').count(), 3, "{out}");
