@@ -28,6 +28,9 @@ const POINTS: [&str; 24] = [
     "d2", "f2", "a1", "d1", "g1",
 ];
 
+/// A move of the 7x7 grid, on coordinates 0..=6.
+type Move = fn(i32, i32) -> (i32, i32);
+
 /// The 16 symmetries of the 24-point board as permutations of [`POINTS`]:
 /// the 8 moves of the square (on grid coordinates 0..=6) each with and
 /// without the swap of the outer and inner rings (coordinates 0 <-> 2 and
@@ -44,7 +47,7 @@ fn symmetries() -> Vec<[usize; 24]> {
         6 => 4,
         v => v,
     };
-    let square: [fn(i32, i32) -> (i32, i32); 8] = [
+    let square: [Move; 8] = [
         |x, y| (x, y),
         |x, y| (6 - x, y),
         |x, y| (x, 6 - y),
