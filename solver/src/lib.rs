@@ -43,12 +43,13 @@ pub enum SolveError {
     #[error(transparent)]
     Table(#[from] TableError),
     /// The database directory could not be created or listed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The directory.
         path: PathBuf,
-        /// The operating system's error.
-        source: std::io::Error,
+        /// The operating system's error (in the message, so not also the
+        /// error's source: a chain would print it twice).
+        error: std::io::Error,
     },
     /// The rule set is not solved by this solver yet: its name in
     /// backquotes, then why in parentheses.
@@ -138,7 +139,7 @@ pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Res
         )));
     }
     let start = Instant::now();
-    let io = |source| SolveError::Io { path: dir.to_path_buf(), source };
+    let io = |error| SolveError::Io { path: dir.to_path_buf(), error };
     fs::create_dir_all(dir).map_err(io)?;
     remove_temporary_files(dir).map_err(io)?;
     let mut report = SolveReport::default();

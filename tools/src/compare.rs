@@ -33,7 +33,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_sector)]
     sectors: Vec<Sector>,
     /// How many mismatches to print per sector (the first in slot order).
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = crate::number::<usize>(1..=1_000_000))]
     show: usize,
     /// No progress bar.
     #[arg(long, short)]
@@ -58,11 +58,14 @@ fn list(sectors: &[Sector]) -> String {
 
 /// Runs `morris compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    run_to(args, &mut std::io::stdout().lock())
+    run_to(args, &mut crate::output::stdout())
 }
 
 fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let rules = args.rules.rule_set()?;
+    for &s in &args.sectors {
+        rules.check_sector(s)?;
+    }
     let board = rules.board().clone();
     let ours = Database::open(&args.db, rules.clone())?;
     let malom = MalomDatabase::open(&args.malom, rules.clone())?;
@@ -109,7 +112,7 @@ fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         writeln!(out, "no sector is present in both directories: nothing compared")?;
         return Ok(ExitCode::FAILURE);
     }
-    let slots: u64 = todo.iter().map(|s| rules.indexer().sector(s.w as usize, s.b as usize).len()).sum();
+    let slots: u64 = todo.iter().map(|s| rules.sector_index(*s).map(|i| i.len())).sum::<Result<u64, _>>()?;
     let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(slots) };
     bar.set_style(
         ProgressStyle::with_template(

@@ -19,7 +19,7 @@ pub struct LineArgs {
     db: DbArg,
     /// At most this many plies (default: to the end of a won or lost game;
     /// 12 plies of a draw).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::number::<usize>(1..=100_000))]
     plies: Option<usize>,
     #[command(flatten)]
     position: PositionArg,
@@ -30,7 +30,7 @@ const DRAW_PLIES: usize = 12;
 
 /// Runs `morris line`.
 pub fn run(args: LineArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let pos = args.position.parse(&rules)?;
     let db = Database::open(&args.db.db, rules)?;

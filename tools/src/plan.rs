@@ -111,7 +111,9 @@ impl Plan {
     }
 }
 
-fn available_memory() -> Option<u64> {
+/// The memory available to a new process now (`MemAvailable` of
+/// /proc/meminfo, Linux only), in bytes.
+pub fn available_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)

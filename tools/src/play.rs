@@ -64,7 +64,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     writeln!(out, "morris play: you are {human}, rule set {}. {HELP}.", rules.name())?;
     writeln!(out, "\n{}", pos.diagram(board))?;
     let mut ply = 0usize;

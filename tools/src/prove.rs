@@ -19,7 +19,7 @@ use morris_probe::search_dtm::prove_dtm;
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::Database;
 
-use crate::{DbArg, RulesArg};
+use crate::{DbArg, RulesArg, ThreadsArg};
 
 /// Arguments of `morris prove`.
 #[derive(Args)]
@@ -36,15 +36,14 @@ pub struct ProveArgs {
     /// Also prove the value of every first move (one per symmetry class).
     #[arg(long)]
     divide: bool,
-    /// Threads searching together, sharing one transposition table
-    /// (default: one per core).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    // Threads searching together, sharing one transposition table.
+    #[command(flatten)]
+    threads: ThreadsArg,
     /// One thread (same as `--threads 1`).
     #[arg(long)]
     no_parallel: bool,
     /// Size of the transposition table in MiB (8 bytes per entry).
-    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    #[arg(long, value_name = "MIB", default_value_t = 1024, value_parser = crate::number::<usize>(1..=1 << 24))]
     table_mib: usize,
     /// Switch move ordering off (same value, more work).
     #[arg(long)]
@@ -78,7 +77,7 @@ fn word(v: Wdl) -> &'static str {
 
 /// Runs `morris prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let pos = if args.position.is_empty() {
         Position::start(&rules)
@@ -92,13 +91,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         return prove_dtm_and_report(&db, &pos, &args, &mut out);
     }
     let wdl = args.wdl.as_ref().map(|dir| WdlDatabase::open(dir, rules.clone())).transpose()?.map(Arc::new);
-    let threads = if args.no_parallel {
-        1
-    } else {
-        args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
-    };
+    let threads = if args.no_parallel { 1 } else { args.threads.count() };
     let counter = Arc::new(AtomicU64::new(0));
-    let table = Arc::new(TranspositionTable::new(args.table_mib));
+    let table = Arc::new(transposition_table(args.table_mib)?);
     let options = SearchOptions {
         use_placement_tables: false,
         move_ordering: !args.no_ordering,
@@ -207,6 +202,25 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if disagree == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The transposition table of `--table-mib`, refused with an error (not an
+/// abort) when this machine has not that much memory available or the
+/// allocation fails.
+fn transposition_table(mib: usize) -> anyhow::Result<TranspositionTable> {
+    let bytes = (mib as u64).saturating_mul(1 << 20);
+    if let Some(free) = crate::plan::available_memory() {
+        if bytes > free {
+            anyhow::bail!(
+                "--table-mib {mib} asks for {:.1} GiB, but this machine has {:.1} GiB of memory available; give a smaller size",
+                bytes as f64 / (1u64 << 30) as f64,
+                free as f64 / (1u64 << 30) as f64
+            );
+        }
+    }
+    TranspositionTable::try_new(mib).map_err(|e| {
+        anyhow::anyhow!("cannot allocate a transposition table of {mib} MiB ({e}); give a smaller --table-mib")
+    })
 }
 
 fn wdl_of(v: Value) -> Wdl {

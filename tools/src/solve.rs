@@ -9,7 +9,7 @@ use clap::Args;
 use morris_solver::{solve_all, solve_sliding, SolveOptions};
 
 use crate::plan::Plan;
-use crate::{DbArg, RulesArg};
+use crate::{DbArg, RulesArg, ThreadsArg};
 
 /// The phases `morris solve` can solve.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -29,11 +29,10 @@ pub struct SolveArgs {
     db: DbArg,
     /// Solve only sectors with at most N stones on the board in all
     /// (w + b <= N); default: every sliding sector (49 for `nine`).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::number::<u32>(6..=24))]
     max_stones: Option<u32>,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
     /// No progress bars.
     #[arg(long, short)]
     quiet: bool,
@@ -55,11 +54,12 @@ pub struct SolveArgs {
 
 /// Runs `morris solve`.
 pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
-    if let Some(n) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("cannot start the worker threads")?;
-    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.count())
+        .build_global()
+        .context("cannot start the worker threads")?;
     let options = SolveOptions { max_stones: args.max_stones.unwrap_or(u32::MAX), progress: !args.quiet };
     let plan = Plan::new(&rules, &args.db.db, options.max_stones, args.phase == Phase::All);
     if args.plan {

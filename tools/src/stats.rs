@@ -80,7 +80,7 @@ fn check(path: &std::path::Path, name: &str, sector: Sector) -> anyhow::Result<T
 
 /// Runs `morris stats`.
 pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let dir = &args.db.db;
     let entries =
         std::fs::read_dir(dir).with_context(|| format!("cannot read database directory {}", dir.display()))?;
@@ -98,7 +98,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
         match check(path, preset, *sector) {
             Ok(header) => rows.push(Row { header }),
             Err(e) => {
-                eprintln!("error: {e:#}");
+                crate::output::errln!("error: {e:#}");
                 failed += 1;
             }
         }
@@ -173,7 +173,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if failed > 0 {
-        eprintln!("error: {failed} of {} tables failed their checks", files.len());
+        crate::output::errln!("error: {failed} of {} tables failed their checks", files.len());
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)

@@ -34,7 +34,7 @@ pub struct ValueArgs {
 
 /// Runs `morris value`.
 pub fn run(args: ValueArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let dir = &args.db.db;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
