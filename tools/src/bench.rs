@@ -66,11 +66,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let m = median(times.clone());
         writeln!(
             out,
-            "{} sliding sectors with at most {} stones, {n} thread(s): median {:.3} s over {} runs ({}), {} canonical positions, {:.2} M positions/s",
+            "{} sliding sectors with at most {} stones, {}: median {:.3} s over {} ({}), {} canonical positions, {:.2} M positions/s",
             rules.name(),
             args.max_stones,
+            crate::plural(n as u64, "thread", "threads"),
             m,
-            times.len(),
+            crate::plural(times.len() as u64, "run", "runs"),
             times.iter().map(|t| format!("{t:.3}")).collect::<Vec<_>>().join(" "),
             positions,
             positions as f64 / m / 1e6

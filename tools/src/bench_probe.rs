@@ -169,11 +169,11 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
     let first = sample(&rules, &[largest], 1)[0];
     writeln!(
         out,
-        "{} positions sampled from {} tables ({}), {} runs each, median reported",
-        positions.len(),
-        sectors.len(),
+        "{} sampled from {} ({}), {} each, median reported",
+        crate::plural(positions.len() as u64, "position", "positions"),
+        crate::plural(sectors.len() as u64, "table", "tables"),
         sectors.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
-        runs
+        crate::plural(runs as u64, "run", "runs")
     )?;
 
     // Opening: a fresh database, its first query maps one table (the file

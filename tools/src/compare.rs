@@ -101,12 +101,12 @@ fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     };
     writeln!(
         out,
-        "rule set {}: our tables in {}, Malom's ({}) in {}; comparing {} sectors",
+        "rule set {}: our tables in {}, Malom's ({}) in {}; comparing {}",
         rules.name(),
         args.db.display(),
         malom.game().prefix(),
         args.malom.display(),
-        todo.len()
+        crate::plural(todo.len() as u64, "sector", "sectors")
     )?;
     if todo.is_empty() {
         writeln!(out, "no sector is present in both directories: nothing compared")?;
@@ -126,7 +126,12 @@ fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         bar.set_prefix(format!("compare {sector}"));
         let c: SectorComparison = compare_sector(&ours, &malom, sector, args.show, &|n| bar.inc(n))?;
         bar.suspend(|| -> std::io::Result<()> {
-            writeln!(out, "sector {sector}: {} positions compared, {} mismatches", c.compared, c.mismatches)?;
+            writeln!(
+                out,
+                "sector {sector}: {} compared, {}",
+                crate::plural(c.compared, "position", "positions"),
+                crate::plural(c.mismatches, "mismatch", "mismatches")
+            )?;
             for m in &c.examples {
                 let theirs = match &m.malom {
                     Ok(v) => format!("{:?}", v.value),
@@ -160,9 +165,11 @@ fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let seconds = start.elapsed().as_secs_f64();
     writeln!(
         out,
-        "compared {compared} positions in {} sectors in {seconds:.2} s ({:.1} M positions/s): {mismatches} mismatches{}",
-        todo.len(),
+        "compared {} in {} in {seconds:.2} s ({:.1} M positions/s): {}{}",
+        crate::plural(compared, "position", "positions"),
+        crate::plural(todo.len() as u64, "sector", "sectors"),
         compared as f64 / seconds.max(1e-9) / 1e6,
+        crate::plural(mismatches, "mismatch", "mismatches"),
         if layout > 0 { format!(", {layout} layout differences") } else { String::new() }
     )?;
     if args.sectors.is_empty() {

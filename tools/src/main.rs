@@ -176,6 +176,12 @@ impl RulesArg {
     }
 }
 
+/// `n` and a noun in the number `n` asks for: `1 table`, `2 tables`,
+/// `1 ply`, `0 plies`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The value parser of every numeric option: a whole number in `range`.
 /// Anything else (a negative number, a word, a value out of range) is
 /// refused by clap with a message that names the option and the range, and

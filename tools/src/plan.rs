@@ -73,6 +73,16 @@ impl Plan {
         plan
     }
 
+    /// The estimated time of the solve on this machine, in seconds.
+    pub fn seconds(&self) -> f64 {
+        self.seconds
+    }
+
+    /// The number of tables missing.
+    pub fn missing(&self) -> usize {
+        self.missing
+    }
+
     /// Whether nothing is missing.
     pub fn is_empty(&self) -> bool {
         self.missing == 0
@@ -92,8 +102,8 @@ impl Plan {
         let free_memory = available_memory();
         writeln!(
             out,
-            "{} tables of {} to solve, {} slots: estimated {:.0} s on 2 cores, peak memory {}, disk {} (free: memory {}, disk {})",
-            self.missing,
+            "{} of {} to solve, {} slots: estimated {:.0} s on 2 cores, peak memory {}, disk {} (free: memory {}, disk {})",
+            crate::plural(self.missing as u64, "table", "tables"),
             rules.name(),
             self.slots,
             self.seconds,

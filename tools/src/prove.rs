@@ -69,9 +69,9 @@ pub struct ProveArgs {
 
 fn word(v: Wdl) -> &'static str {
     match v {
-        1 => "win",
-        0 => "draw",
-        _ => "loss",
+        1 => "Win",
+        0 => "Draw",
+        _ => "Loss",
     }
 }
 
@@ -124,16 +124,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     let mut total = SearchStats::default();
     let value = if args.divide && pos.us_in_hand() + pos.them_in_hand() > 0 {
         // First moves up to symmetry: one representative per canonical child.
-        let mut seen = std::collections::HashSet::new();
-        let moves: Vec<_> = pos
-            .legal_moves(&rules)
-            .into_iter()
-            .filter(|&mv| {
-                let c = pos.play_unchecked(mv);
-                let s = c.sector();
-                seen.insert((s, rules.indexer().sector(s.w as usize, s.b as usize).index(c.us(), c.them())))
-            })
-            .collect();
+        let moves = pos.legal_moves_up_to_symmetry(&rules);
         let mut best = -1;
         for mv in moves {
             let child = pos.play_unchecked(mv);
@@ -169,14 +160,13 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     writeln!(out, "position `{}`: {} (by search)", pos.to_text(rules.board()), word(value))?;
     writeln!(
         out,
-        "{} positions searched ({:.0} per second), {} table probes, {} of {} transposition entries used, {} thread{}, {:.2} s, peak memory {}",
+        "{} positions searched ({:.0} per second), {} table probes, {} of {} transposition entries used, {}, {:.2} s, peak memory {}",
         total.nodes,
         total.nodes as f64 / seconds.max(1e-9),
         total.table_probes,
         table.occupied(),
         table.capacity(),
-        threads,
-        if threads == 1 { "" } else { "s" },
+        crate::plural(threads as u64, "thread", "threads"),
         seconds,
         crate::solve::peak_memory().unwrap_or_else(|| "unknown".into())
     )?;
@@ -257,13 +247,8 @@ fn prove_dtm_and_report(
     };
     let (value, stats) = prove_dtm(db, pos)?;
     if args.divide && pos.us_in_hand() + pos.them_in_hand() > 0 {
-        let mut seen = std::collections::HashSet::new();
-        for mv in pos.legal_moves(rules) {
+        for mv in pos.legal_moves_up_to_symmetry(rules) {
             let child = pos.play_unchecked(mv);
-            let s = child.sector();
-            if !seen.insert((s, rules.indexer().sector(s.w as usize, s.b as usize).index(child.us(), child.them()))) {
-                continue;
-            }
             let child_value = prove_dtm(db, &child)?.0;
             write!(out, "  {:<8} {:?}", mv.notation(rules.board()), child_value.back())?;
             check(&child, child_value, out)?;

@@ -169,11 +169,19 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                     h.entry_count as f64 / h.canonical_positions.max(1) as f64
                 )?;
             }
-            writeln!(out, "{} tables, {} canonical positions", rows.len(), total)?;
+            writeln!(
+                out,
+                "{}, {}",
+                crate::plural(rows.len() as u64, "table", "tables"),
+                crate::plural(total, "canonical position", "canonical positions")
+            )?;
         }
     }
     if failed > 0 {
-        crate::output::errln!("error: {failed} of {} tables failed their checks", files.len());
+        crate::output::errln!(
+            "error: {failed} of {} failed their checks",
+            crate::plural(files.len() as u64, "table", "tables")
+        );
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)

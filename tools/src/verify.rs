@@ -100,9 +100,9 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         if report.is_ok() {
             writeln!(
                 out,
-                "{:<9} OK      {} positions re-derived in {:.2} s ({:.2} M positions/s)",
+                "{:<9} OK      {} re-derived in {:.2} s ({:.2} M positions/s)",
                 sector.to_string(),
-                report.positions,
+                crate::plural(report.positions, "position", "positions"),
                 report.seconds,
                 rate / 1e6
             )?;
@@ -127,16 +127,19 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let seconds = start.elapsed().as_secs_f64();
     writeln!(
         out,
-        "{} of {} tables OK, {} positions in {:.2} s ({:.2} M positions/s, {} threads)",
+        "{} of {} OK, {} in {:.2} s ({:.2} M positions/s, {})",
         sectors.len() - failed,
-        sectors.len(),
-        positions,
+        crate::plural(sectors.len() as u64, "table", "tables"),
+        crate::plural(positions, "position", "positions"),
         seconds,
         positions as f64 / seconds.max(1e-9) / 1e6,
-        pool.current_num_threads()
+        crate::plural(pool.current_num_threads() as u64, "thread", "threads")
     )?;
     if failed > 0 {
-        crate::output::errln!("error: {failed} of {} tables failed verification", sectors.len());
+        crate::output::errln!(
+            "error: {failed} of {} failed verification",
+            crate::plural(sectors.len() as u64, "table", "tables")
+        );
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
