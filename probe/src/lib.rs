@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use morris_db::table::table_path;
-use morris_db::{Move, Position, PositionError, RuleSet, Sector, Table, TableError, Value};
+use morris_db::{Move, Position, PositionError, RuleSet, Sector, Store, Table, TableError, Value};
 
 /// Why a query has no answer.
 #[derive(Debug, thiserror::Error)]
@@ -161,16 +161,7 @@ impl Database {
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut others: Vec<String> = std::fs::read_dir(&self.dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| Sector::parse_file_name(&e.file_name().to_string_lossy()))
-            .map(|(preset, _)| preset)
-            .filter(|p| p != self.rules.name())
-            .collect();
-        others.sort();
-        others.dedup();
+        let others = Store::new(&self.dir).other_rule_sets(self.rules.name());
         let hint = if !others.is_empty() {
             format!("; the directory holds tables of rule set {}: is `--rules` right?", others.join(", "))
         } else if sector.is_sliding() {

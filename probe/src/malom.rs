@@ -61,6 +61,7 @@ use memmap2::Mmap;
 use morris_db::board::{Bitboard, Board, Point, Points};
 use morris_db::index::{colex_unrank, expand_into_empty, rank_among_empty, SectorIndex};
 use morris_db::mapped::map_file;
+use morris_db::store::file_names;
 use morris_db::{Color, Move, Position, RuleSet, Sector, Table, TableError, Value};
 use rayon::prelude::*;
 
@@ -755,11 +756,10 @@ impl MalomDatabase {
 
     /// The sectors whose files are in the directory, sorted.
     pub fn sectors_present(&self) -> Vec<Sector> {
-        let mut v: Vec<Sector> = std::fs::read_dir(&self.dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| MalomGame::parse_file_name(&e.file_name().to_string_lossy()))
+        let mut v: Vec<Sector> = file_names(&self.dir)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|name| MalomGame::parse_file_name(name))
             .filter(|&(g, s)| g == self.game && self.rules.sector_fits(s))
             .map(|(_, s)| s)
             .collect();
@@ -867,12 +867,10 @@ impl MalomDatabase {
 
 /// The prefixes of the Malom games whose `.secval` or sector files are in `dir`.
 fn present_games(dir: &Path) -> Vec<String> {
-    let mut found: Vec<String> = std::fs::read_dir(dir)
+    let mut found: Vec<String> = file_names(dir)
+        .unwrap_or_default()
         .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
+        .filter_map(|name| {
             MalomGame::parse_file_name(&name)
                 .map(|(g, _)| g)
                 .or_else(|| MalomGame::ALL.into_iter().find(|g| g.values_file_name() == name))

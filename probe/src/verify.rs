@@ -37,7 +37,9 @@ use morris_db::moves::{apply_move, for_each_move};
 use morris_db::rules::FullBoardOutcome;
 use morris_db::table::table_path;
 use morris_db::value::PADDING_ENTRY;
-use morris_db::{Bitboard, Color, Move, Position, RuleSet, Sector, SectorError, SectorIndex, Table, TableError, Value};
+use morris_db::{
+    Bitboard, Color, Move, Position, RuleSet, Sector, SectorError, SectorIndex, Store, Table, TableError, Value,
+};
 use rayon::prelude::*;
 
 /// Something wrong with a table.
@@ -240,19 +242,7 @@ impl Verifier {
     /// # Errors
     /// When the directory cannot be read.
     pub fn sectors(&self) -> std::io::Result<Vec<Sector>> {
-        let mut out = Vec::new();
-        for entry in std::fs::read_dir(&self.dir)? {
-            let name = entry?.file_name();
-            if let Some((preset, sector)) = Sector::parse_file_name(&name.to_string_lossy()) {
-                if preset == self.rules.name() && self.rules.sector_fits(sector) {
-                    out.push(sector);
-                }
-            }
-        }
-        out.sort_by_key(|s| (s.wh + s.bh, s.w + s.b, s.w, s.wh));
-        // A sector may have both a `.mtb` and a compressed `.mtz` file.
-        out.dedup();
-        Ok(out)
+        Store::new(&self.dir).dtm_sectors(&self.rules)
     }
 
     /// The slots of `sector` (for sizing a progress bar).

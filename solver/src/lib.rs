@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_db::table::{table_path, write_table};
-use morris_db::{RuleSet, Sector, Table, TableError, TableHeader};
+use morris_db::{RuleSet, Sector, Store, Table, TableError, TableHeader};
 
 /// How to solve.
 #[derive(Debug, Clone)]
@@ -358,11 +358,8 @@ fn store(
 
 /// Removes `*.tmp` files that an interrupted run left behind.
 fn remove_temporary_files(dir: &Path) -> std::io::Result<()> {
-    for entry in fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.extension().is_some_and(|e| e == "tmp") {
-            fs::remove_file(&path)?;
-        }
+    for path in Store::new(dir).temporary_files()? {
+        fs::remove_file(&path)?;
     }
     Ok(())
 }

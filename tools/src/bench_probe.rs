@@ -12,8 +12,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use morris_db::wdl::parse_wdl_file_name;
-use morris_db::{Color, Position, RuleSet, Sector};
+use morris_db::{Color, FileKind, Position, RuleSet, Sector, Store};
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::{Database, ProbeOptions};
 
@@ -73,20 +72,14 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Sliding sectors of `rules` with a file in `dir` (DTM tables, or WDL files
 /// with `wdl`), by file name.
 fn sectors_in(dir: &Path, rules: &RuleSet, wdl: bool) -> anyhow::Result<Vec<Sector>> {
-    let mut v: Vec<Sector> = std::fs::read_dir(dir)
+    let kinds: &[FileKind] = if wdl { &[FileKind::Wdl] } else { &[FileKind::Dtm, FileKind::Compressed] };
+    let mut v: Vec<Sector> = Store::new(dir)
+        .sectors(rules, kinds)
         .with_context(|| format!("cannot read {}", dir.display()))?
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if wdl {
-                parse_wdl_file_name(&name)
-            } else {
-                Sector::parse_file_name(&name)
-            }
-        })
-        .filter(|(p, s)| p == rules.name() && s.is_sliding() && rules.sector_fits(*s))
-        .map(|(_, s)| s)
+        .into_iter()
+        .filter(Sector::is_sliding)
         .collect();
+    // The samples are drawn in this order: keep it as it was measured.
     v.sort();
     Ok(v)
 }

@@ -9,7 +9,8 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use morris_db::Sector;
+use morris_db::store::sort_sectors;
+use morris_db::{Sector, Store};
 use morris_probe::malom::{compare_sector, SectorComparison};
 use morris_probe::{Database, MalomDatabase};
 
@@ -48,7 +49,7 @@ fn parse_sector(text: &str) -> Result<Sector, String> {
 /// Sectors in the order `morris stats` lists them: placement last, fewer
 /// stones first.
 fn sorted(mut sectors: Vec<Sector>) -> Vec<Sector> {
-    sectors.sort_by_key(|s| (s.wh + s.bh, s.w + s.b, s.w, s.wh, s.bh));
+    sort_sectors(&mut sectors);
     sectors
 }
 
@@ -69,12 +70,10 @@ fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let board = rules.board().clone();
     let ours = Database::open(&args.db, rules.clone())?;
     let malom = MalomDatabase::open(&args.malom, rules.clone())?;
-    let our_sectors: BTreeSet<Sector> = std::fs::read_dir(&args.db)
+    let our_sectors: BTreeSet<Sector> = Store::new(&args.db)
+        .dtm_sectors(&rules)
         .with_context(|| format!("cannot read database directory {}", args.db.display()))?
-        .flatten()
-        .filter_map(|e| Sector::parse_file_name(&e.file_name().to_string_lossy()))
-        .filter(|(preset, s)| preset == rules.name() && rules.sector_fits(*s))
-        .map(|(_, s)| s)
+        .into_iter()
         .collect();
     let malom_sectors: BTreeSet<Sector> = malom.sectors_present().into_iter().collect();
     let both: Vec<Sector> = sorted(our_sectors.intersection(&malom_sectors).copied().collect());

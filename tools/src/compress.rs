@@ -10,9 +10,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use morris_db::compressed::{compress_table, BLOCK_ENTRIES, COMPRESSED_EXTENSION, DEFAULT_LEVEL};
-use morris_db::table::table_path;
-use morris_db::{Sector, Table};
+use morris_db::compressed::{compress_table, BLOCK_ENTRIES, DEFAULT_LEVEL};
+use morris_db::{FileKind, Store, Table};
 use rayon::prelude::*;
 
 use crate::{DbArg, RulesArg};
@@ -38,15 +37,10 @@ pub fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let dir = &args.db.db;
-    let mut sectors: Vec<Sector> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read database directory {}", dir.display()))?
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".mtb"))
-        .filter_map(|e| Sector::parse_file_name(&e.file_name().to_string_lossy()))
-        .filter(|(p, s)| p == rules.name() && rules.sector_fits(*s))
-        .map(|(_, s)| s)
-        .collect();
-    sectors.sort_by_key(|s| (s.wh + s.bh, s.w + s.b, s.w, s.wh));
+    let store = Store::new(dir);
+    let sectors = store
+        .sectors(&rules, &[FileKind::Dtm])
+        .with_context(|| format!("cannot read database directory {}", dir.display()))?;
     if sectors.is_empty() {
         anyhow::bail!("{} holds no uncompressed table of rule set `{}`", dir.display(), rules.name());
     }
@@ -57,7 +51,7 @@ pub fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
         let len = rules.sector_index(sector)?.len();
         let source = Table::open(dir, &rules, sector, len)?;
         source.verify_checksum()?;
-        let path = table_path(dir, &rules, sector).with_extension(COMPRESSED_EXTENSION);
+        let path = store.path(rules.name(), sector, FileKind::Compressed);
         let report = compress_table(&source, &path, args.level)?;
         let packed = Table::open_unchecked(&path)?;
         packed.check(&rules, sector, len)?;

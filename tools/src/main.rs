@@ -25,6 +25,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use morris_db::fen::{is_fen, Clocks};
 use morris_db::rules::{FullBoardOutcome, Overrides};
 use morris_db::{Position, RuleSet};
 
@@ -233,22 +234,67 @@ pub struct DbArg {
     pub db: PathBuf,
 }
 
-/// A position given as one or several command-line words.
+/// A position argument, required: `W:<points> B:<points> <w|b> [<white in
+/// hand> <black in hand>]` or a Sanmill FEN, as one quoted argument or
+/// several words, before or after the options, or after `--fen`.
 #[derive(Args, Clone)]
+#[group(id = "position_arg", required = true, multiple = false)]
 pub struct PositionArg {
     /// The position, e.g. `W:a4,a1,d3 B:a7,d1,c4 w` (stones in hand optional: `... w 5 6`),
-    /// or a Sanmill FEN (recognised by its `/`).
-    #[arg(value_name = "POSITION", required = true, num_args = 1.., allow_hyphen_values = true)]
+    /// or a Sanmill FEN (recognised by its `/`); one quoted argument or several words.
+    #[arg(value_name = "POSITION", num_args = 1.., allow_negative_numbers = true)]
     pub position: Vec<String>,
+    /// The position as a Sanmill FEN, e.g. `'********/********/******** w p p 0 9 0 9 0 0 -1 -1 -1 -1 0 0 1'`.
+    #[arg(long, value_name = "FEN", num_args = 1.., allow_negative_numbers = true)]
+    pub fen: Vec<String>,
 }
 
 impl PositionArg {
-    /// Parses and validates the position under `rules`.
+    /// Reads and validates the position under `rules`.
     pub fn parse(&self, rules: &RuleSet) -> anyhow::Result<Position> {
-        let pos = Position::read(&self.position.join(" "), rules.board())?;
-        pos.validate(rules)?;
-        Ok(pos)
+        read_position(&self.position, &self.fen, rules)?
+            .map(|(p, _)| p)
+            .ok_or_else(|| anyhow::anyhow!("give a position"))
     }
+}
+
+/// A position argument that may be left out (the rule set's start is
+/// meant); otherwise as [`PositionArg`].
+#[derive(Args, Clone)]
+#[group(id = "start_arg", required = false, multiple = false)]
+pub struct StartArg {
+    /// The position (default: the start of the rule set), e.g. `W:d6 B: b 8 9`
+    /// or a Sanmill FEN; one quoted argument or several words.
+    #[arg(value_name = "POSITION", num_args = 1.., allow_negative_numbers = true)]
+    pub position: Vec<String>,
+    /// The position as a Sanmill FEN.
+    #[arg(long, value_name = "FEN", num_args = 1.., allow_negative_numbers = true)]
+    pub fen: Vec<String>,
+}
+
+impl StartArg {
+    /// Reads and validates the position under `rules`; the start when none
+    /// was given.
+    pub fn parse(&self, rules: &RuleSet) -> anyhow::Result<Position> {
+        Ok(read_position(&self.position, &self.fen, rules)?.map_or_else(|| Position::start(rules), |(p, _)| p))
+    }
+}
+
+/// The position given as words (either notation) or after `--fen` (a FEN
+/// only), read by [`Position::read_for`]; `None` when neither was given.
+pub fn read_position(words: &[String], fen: &[String], rules: &RuleSet) -> anyhow::Result<Option<(Position, Clocks)>> {
+    let (text, must_be_fen) = match (words.is_empty(), fen.is_empty()) {
+        (true, true) => return Ok(None),
+        (false, _) => (words.join(" "), false),
+        (true, false) => (fen.join(" "), true),
+    };
+    if fen.len() > 1 && fen[0].split_whitespace().nth(1).is_some() {
+        anyhow::bail!("`{}` follows the FEN given after `--fen`; give the position once", fen[1..].join(" "));
+    }
+    if must_be_fen && !is_fen(&text) {
+        anyhow::bail!("`--fen {text}` is not a FEN (it has no `/`); give a position in our notation without `--fen`");
+    }
+    Ok(Some(Position::read_for(&text, rules)?))
 }
 
 /// An error and its causes, `: `-separated, each cause once: a cause whose

@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use morris_db::{Color, Move, Position, RuleSet, Value};
 use morris_probe::Database;
 
-use crate::{DbArg, RulesArg};
+use crate::{read_position, DbArg, RulesArg};
 
 /// The colour the human plays.
 #[derive(Clone, Copy, ValueEnum)]
@@ -33,12 +33,13 @@ pub struct PlayArgs {
     #[arg(long = "as", value_enum, value_name = "COLOUR", default_value = "white")]
     side: Side,
     /// Start from this position instead of the start of the game, e.g.
-    /// `W:a4,a1,d3,g7 B:a7,d1,c4 w`. The database must hold every table
-    /// the game can reach: the sliding sectors with at most the position's
-    /// stones, and with stones in hand the placement sectors too
-    /// (`morris solve --phase all`); this is checked before the first move.
-    #[arg(long, value_name = "POSITION")]
-    from: Option<String>,
+    /// `W:a4,a1,d3,g7 B:a7,d1,c4 w` or a Sanmill FEN, one quoted argument or
+    /// several words. The database must hold every table the game can
+    /// reach: the sliding sectors with at most the position's stones, and
+    /// with stones in hand the placement sectors too (`morris solve --phase
+    /// all`); this is checked before the first move.
+    #[arg(long, value_name = "POSITION", num_args = 1.., allow_negative_numbers = true)]
+    from: Vec<String>,
 }
 
 const HELP: &str = "type a move (`d6`, `d6-d5`, `d6-d5xb4`), or: value (the position's value), moves (the legal moves), hint (a best move), board, help, quit";
@@ -46,17 +47,7 @@ const HELP: &str = "type a move (`d6`, `d6-d5`, `d6-d5xb4`), or: value (the posi
 /// Runs `morris play`, reading moves from standard input.
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let rules = args.rules.rule_set()?;
-    let mut pos = match &args.from {
-        Some(text) => Position::parse(text, rules.board())?,
-        None => Position {
-            white: 0,
-            black: 0,
-            side_to_move: Color::White,
-            white_in_hand: rules.stones,
-            black_in_hand: rules.stones,
-        },
-    };
-    pos.validate(&rules)?;
+    let mut pos = read_position(&args.from, &[], &rules)?.map_or_else(|| Position::start(&rules), |(p, _)| p);
     check_coverage(&rules, &args.db.db, &pos)?;
     let db = Database::open(&args.db.db, rules)?;
     // The first probe also checks the tables the start needs.

@@ -19,7 +19,7 @@ use morris_probe::search_dtm::prove_dtm;
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::Database;
 
-use crate::{DbArg, RulesArg, ThreadsArg};
+use crate::{DbArg, RulesArg, StartArg, ThreadsArg};
 
 /// Arguments of `morris prove`.
 #[derive(Args)]
@@ -62,9 +62,8 @@ pub struct ProveArgs {
     /// games (`three`, `six`); `nine` from the empty board is far too large.
     #[arg(long, conflicts_with_all = ["wdl", "no_ordering"])]
     dtm: bool,
-    /// The position (default: the start of the rule set).
-    #[arg(value_name = "POSITION", num_args = 0.., allow_hyphen_values = true)]
-    position: Vec<String>,
+    #[command(flatten)]
+    position: StartArg,
 }
 
 fn word(v: Wdl) -> &'static str {
@@ -79,13 +78,7 @@ fn word(v: Wdl) -> &'static str {
 pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
-    let pos = if args.position.is_empty() {
-        Position::start(&rules)
-    } else {
-        let pos = Position::parse(&args.position.join(" "), rules.board())?;
-        pos.validate(&rules)?;
-        pos
-    };
+    let pos = args.position.parse(&rules)?;
     let db = Database::open(&args.db.db, rules.clone())?;
     if args.dtm {
         return prove_dtm_and_report(&db, &pos, &args, &mut out);

@@ -73,10 +73,6 @@ fn shown(value: Value, malom: Option<MalomValue>) -> String {
 pub struct ShowArgs {
     #[command(flatten)]
     rules: RulesArg,
-    /// Also write the position in text and, on the 24-point boards, as a
-    /// Sanmill FEN.
-    #[arg(long)]
-    fen: bool,
     #[command(flatten)]
     position: PositionArg,
 }
@@ -130,18 +126,16 @@ pub fn bestmove(args: QueryArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs `morris show`: draws the board; with `--fen` also gives the
-/// position in text and, on the 24-point boards, as a Sanmill FEN.
+/// Runs `morris show`: draws the board, then gives the position in text
+/// and, on the 24-point boards, as a Sanmill FEN.
 pub fn show(args: ShowArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let pos = args.position.parse(&rules)?;
     write!(out, "{}", pos.diagram(rules.board()))?;
-    if args.fen {
-        writeln!(out, "position: {}", pos.to_text(rules.board()))?;
-        if let Ok(fen) = pos.to_fen(&rules) {
-            writeln!(out, "FEN: {fen}")?;
-        }
+    writeln!(out, "position: {}", pos.to_text(rules.board()))?;
+    if let Ok(fen) = pos.to_fen(&rules) {
+        writeln!(out, "FEN: {fen}")?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use morris_db::Sector;
+use morris_db::{Sector, Store};
 use morris_probe::verify::Verifier;
 
 use crate::{DbArg, RulesArg, ThreadsArg};
@@ -57,7 +57,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let sectors = if args.sectors.is_empty() {
         let found = verifier.sectors().with_context(|| format!("cannot read database directory {}", dir.display()))?;
         if found.is_empty() {
-            let others = other_presets(dir, rules.name());
+            let others = Store::new(dir).other_rule_sets(rules.name());
             if others.is_empty() {
                 anyhow::bail!("{} holds no table of rule set `{}`", dir.display(), rules.name());
             }
@@ -72,7 +72,8 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.sectors.clone()
     };
-    for leftover in temporary_files(dir) {
+    for leftover in Store::new(dir).temporary_files().unwrap_or_default() {
+        let leftover = leftover.file_name().unwrap_or_default().to_string_lossy().into_owned();
         writeln!(
             out,
             "note: {leftover} is a temporary file of an interrupted solve or export (never read; `morris solve` removes it)"
@@ -143,32 +144,4 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The rule sets other than `ours` that have tables in `dir`.
-fn other_presets(dir: &std::path::Path, ours: &str) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| Sector::parse_file_name(&e.file_name().to_string_lossy()))
-        .map(|(p, _)| p)
-        .filter(|p| p != ours)
-        .collect();
-    v.sort();
-    v.dedup();
-    v
-}
-
-/// Names of `*.tmp` files in `dir`.
-fn temporary_files(dir: &std::path::Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect();
-    v.sort();
-    v
 }

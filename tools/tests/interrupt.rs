@@ -59,7 +59,13 @@ fn killing_solve_at_any_moment_leaves_only_complete_tables() {
             assert_eq!(Some(bytes), expected.get(name), "round {round}: {name} differs from a clean solve");
         }
         let stats = morris().args(["stats", "--db"]).arg(dir.path()).output().unwrap();
-        assert!(stats.status.success(), "round {round}: {}", String::from_utf8_lossy(&stats.stderr));
+        let err = String::from_utf8_lossy(&stats.stderr);
+        if partial.is_empty() {
+            // Nothing finished yet: no table, which `stats` says (issue 19).
+            assert!(!stats.status.success() && err.contains("holds no table"), "round {round}: {err}");
+        } else {
+            assert!(stats.status.success(), "round {round}: {err}");
+        }
 
         // The next run removes temporary files and finishes the job.
         solve(dir.path());

@@ -38,8 +38,7 @@ use crate::value::PADDING_ENTRY;
 
 /// Entry encoding of compressed tables (header field at offset 48).
 pub const ENCODING_DTM8_ZSTD: u32 = 2;
-/// The extension of compressed table files.
-pub const COMPRESSED_EXTENSION: &str = "mtz";
+pub use crate::store::COMPRESSED_EXTENSION;
 /// Slots per independently compressed block.
 pub const BLOCK_ENTRIES: usize = 4096;
 /// The zstd level [`compress_table`] uses by default (measured on nine:

@@ -40,10 +40,11 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use crate::compressed::{CompressedLayout, COMPRESSED_EXTENSION, ENCODING_DTM8_ZSTD};
+use crate::compressed::{CompressedLayout, ENCODING_DTM8_ZSTD};
 use crate::mapped::map_file;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
+use crate::store::Store;
 use crate::value::{Value, PADDING_ENTRY};
 
 /// The file magic.
@@ -309,7 +310,7 @@ fn entries_to_bytes(entries: &[u16]) -> Vec<u8> {
 
 /// The path of `sector`'s table for `rules` in directory `dir`.
 pub fn table_path(dir: &Path, rules: &RuleSet, sector: Sector) -> PathBuf {
-    dir.join(sector.file_name(rules.name()))
+    Store::new(dir).table_path(rules, sector)
 }
 
 /// Writes a table atomically: to `<path>.tmp`, synced, then renamed to
@@ -411,15 +412,11 @@ impl Table {
     /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`],
     /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
     pub fn open(dir: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<Table, TableError> {
-        let path = table_path(dir, rules, sector);
-        let packed = path.with_extension(COMPRESSED_EXTENSION);
-        let table = if path.exists() {
-            Table::open_unchecked(&path)?
-        } else if packed.exists() {
-            Table::open_unchecked(&packed)?
-        } else {
-            return Err(TableError::Missing { sector, path });
+        let store = Store::new(dir);
+        let Some(path) = store.dtm_file(rules, sector) else {
+            return Err(TableError::Missing { sector, path: store.table_path(rules, sector) });
         };
+        let table = Table::open_unchecked(&path)?;
         table.check(rules, sector, expected_entries)?;
         Ok(table)
     }

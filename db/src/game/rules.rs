@@ -92,6 +92,13 @@ fn short_name(preset: &str) -> &str {
     }
 }
 
+/// The preset whose short form ([`RuleSet::with_overrides`]) is `short`,
+/// e.g. `nine-diagonal` for `nine-dg`: the inverse of the short names that
+/// custom rule sets are named with.
+pub fn preset_of_short_name(short: &str) -> Option<&'static str> {
+    PRESETS.iter().copied().find(|p| short_name(p) == short)
+}
+
 /// A rule set: a board and the parameters of play.
 ///
 /// Make one with [`RuleSet::preset`] or [`RuleSet::custom`]; the parameter
