@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use morris_db::table::table_path;
-use morris_db::{Move, Position, PositionError, RuleSet, Sector, Store, Table, TableError, Value};
+use morris_db::{Move, Position, PositionError, RuleSet, Sector, SectorIndex, Store, Table, TableError, Value};
 
 /// Why a query has no answer.
 #[derive(Debug, thiserror::Error)]
@@ -62,7 +62,7 @@ pub enum ProbeError {
     Table(#[from] TableError),
     /// The position is not valid under the rule set.
     #[error("invalid position: {0}")]
-    InvalidPosition(#[from] PositionError),
+    InvalidPosition(PositionError),
     /// The query is not supported for this rule set yet.
     #[error("not supported yet: {0}")]
     Unsupported(String),
@@ -73,27 +73,30 @@ pub enum ProbeError {
     Unreachable(String),
 }
 
-/// Refuses a sector no position of a game can be in: one whose stones do
-/// not fit the rule set ([`RuleSet::sector_fits`]), or one where the
-/// opponent of the side to move has no stone on the board after a move
-/// ([`RuleSet::sector_occurs`]).
+/// The index of `sector`, refusing a sector no position of a game can be
+/// in: one whose stones do not fit the rule set ([`RuleSet::sector_index`]),
+/// or one where the opponent of the side to move has no stone on the board
+/// after a move ([`RuleSet::sector_occurs`]).
 ///
 /// # Errors
 /// [`ProbeError::Unreachable`], naming the sector and why.
-pub(crate) fn check_sector(rules: &RuleSet, sector: Sector) -> Result<(), ProbeError> {
-    if !rules.sector_fits(sector) {
-        return Err(ProbeError::Unreachable(format!(
-            "sector {sector} does not exist under rule set `{}`",
-            rules.name()
-        )));
-    }
+pub(crate) fn reachable_sector_index(rules: &RuleSet, sector: Sector) -> Result<SectorIndex, ProbeError> {
+    let index = rules.sector_index(sector).map_err(|e| ProbeError::Unreachable(e.to_string()))?;
     if !rules.sector_occurs(sector) {
         return Err(ProbeError::Unreachable(format!(
             "sector {sector}: the player who just moved has no stone on the board, \
              which only the start position has (a move never removes the mover's own stones)"
         )));
     }
-    Ok(())
+    Ok(index)
+}
+
+impl From<PositionError> for ProbeError {
+    /// The position error is shown in the message, not also given as the
+    /// error's source (a chain would print it twice).
+    fn from(e: PositionError) -> ProbeError {
+        ProbeError::InvalidPosition(e)
+    }
 }
 
 /// Options for opening a database.
@@ -156,8 +159,7 @@ impl Database {
         if let Some(t) = self.tables.read().ok().and_then(|m| m.get(&sector).cloned()) {
             return Ok(t);
         }
-        check_sector(&self.rules, sector)?;
-        let len = self.rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+        let len = reachable_sector_index(&self.rules, sector)?.len();
         let table = match Table::open(&self.dir, &self.rules, sector, len) {
             Ok(t) => t,
             Err(TableError::Missing { .. }) => return Err(self.missing(sector)),

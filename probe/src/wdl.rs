@@ -88,8 +88,7 @@ impl WdlDatabase {
         if let Some(t) = self.tables.read().ok().and_then(|m| m.get(&sector).cloned()) {
             return Ok(t);
         }
-        crate::check_sector(&self.rules, sector)?;
-        let len = self.rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+        let len = crate::reachable_sector_index(&self.rules, sector)?.len();
         let table = match WdlTable::open(&self.dir, &self.rules, sector, len) {
             Ok(t) => t,
             Err(TableError::Missing { .. }) => {
