@@ -345,3 +345,57 @@ fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error that shows its source in its own text and also returns it
+    /// as its source: the kind that printed "Permission denied (os error
+    /// 13): Permission denied (os error 13)".
+    #[derive(Debug)]
+    struct ShowsItsSource(std::io::Error);
+
+    impl std::fmt::Display for ShowsItsSource {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "table.mtb: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for ShowsItsSource {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let io = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let said = io.to_string();
+        let e = anyhow::Error::new(ShowsItsSource(io)).context("cannot open the database");
+        assert_eq!(message(&e), format!("cannot open the database: table.mtb: {said}"));
+    }
+
+    #[test]
+    fn causes_that_add_something_are_kept() {
+        let e = anyhow::anyhow!("no such file").context("cannot read d").context("verify");
+        assert_eq!(message(&e), "verify: cannot read d: no such file");
+    }
+
+    #[test]
+    fn table_errors_say_the_os_error_once() {
+        let e = morris_db::TableError::Io {
+            path: "t.mtb".into(),
+            error: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        };
+        let text = format!("{:#}", anyhow::Error::new(e));
+        assert_eq!(text.matches("ermission denied").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn plural_forms() {
+        assert_eq!(plural(1, "table", "tables"), "1 table");
+        assert_eq!(plural(0, "ply", "plies"), "0 plies");
+        assert_eq!(plural(2, "ply", "plies"), "2 plies");
+    }
+}
