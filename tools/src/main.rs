@@ -315,8 +315,19 @@ fn message(e: &anyhow::Error) -> String {
     text
 }
 
+/// Reads the command line. Every option that takes a value also takes one
+/// that starts with `-`, so `--threads -1` is refused as a bad value of
+/// `--threads` (by its value parser), not as an unknown argument.
+fn parse_command_line() -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let command = Cli::command().mut_subcommands(|sub| {
+        sub.mut_args(|arg| if arg.get_action().takes_values() { arg.allow_negative_numbers(true) } else { arg })
+    });
+    Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse_command_line();
     let result = match cli.command {
         Command::Solve(a) => solve::run(a),
         Command::Stats(a) => stats::run(a),
