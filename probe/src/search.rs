@@ -31,9 +31,9 @@ use std::time::Instant;
 
 use morris_db::index::rank_among_empty;
 use morris_db::moves::{apply_move, for_each_move};
-use morris_db::wdl::WdlTable;
-use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex, Table, TableError, Value};
+use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex, Table};
 
+use crate::front::{read_wdl, Answer, WdlSlots};
 use crate::wdl::WdlDatabase;
 use crate::{Database, ProbeError};
 
@@ -299,38 +299,11 @@ impl From<ProbeError> for Abort {
     }
 }
 
-/// The table at the leaves of one sliding sector.
-enum Leaf {
-    Dtm(Arc<Table>),
-    Wdl(Arc<WdlTable>),
-}
-
-impl Leaf {
-    #[inline]
-    fn wdl(&self, slot: u64) -> Result<Wdl, ProbeError> {
-        let v = match self {
-            Leaf::Dtm(t) => t.value(slot).map(wdl),
-            Leaf::Wdl(t) => t.wdl(slot).map(|v| v.signum() as Wdl),
-        };
-        v.ok_or_else(|| {
-            let path = match self {
-                Leaf::Dtm(t) => t.path(),
-                Leaf::Wdl(t) => t.path(),
-            };
-            ProbeError::Table(TableError::Corrupt {
-                path: path.to_path_buf(),
-                field: "payload",
-                detail: format!("slot {slot} of a canonical position holds no value"),
-            })
-        })
-    }
-}
-
 /// One sector's index (by stones on the board) and, once used, its sliding
 /// table.
 struct SectorSlot {
     index: SectorIndex,
-    leaf: Option<Leaf>,
+    leaf: Option<Arc<dyn WdlSlots>>,
 }
 
 /// An alpha-beta searcher over one database; keeps its transposition table
@@ -358,12 +331,10 @@ pub struct Prover<'a> {
     share: bool,
 }
 
-fn wdl(v: Value) -> Wdl {
-    match v {
-        Value::Win(_) => 1,
-        Value::Draw => 0,
-        Value::Loss(_) => -1,
-    }
+/// The search's value of an answer of any table: +1, 0 or -1.
+#[inline]
+pub fn signed<A: Answer>(v: A) -> Wdl {
+    v.wdl().signum() as Wdl
 }
 
 impl<'a> Prover<'a> {
@@ -434,7 +405,7 @@ impl<'a> Prover<'a> {
         }
         if pos.them().count_ones() + (pos.them_in_hand() as u32) < 3 {
             // Same answer as the tables give.
-            return Ok(self.db.value(pos).map(wdl)?);
+            return Ok(self.db.value(pos).map(signed)?);
         }
         let start = Instant::now();
         let (us, them, uh, th) = (pos.us(), pos.them(), pos.us_in_hand(), pos.them_in_hand());
@@ -468,13 +439,14 @@ impl<'a> Prover<'a> {
             Some(leaf) => leaf,
             empty => {
                 let sector = Sector::sliding(w as u8, b as u8);
-                empty.insert(match &wdl_db {
-                    Some(wdl) => Leaf::Wdl(wdl.table(sector)?),
-                    None => Leaf::Dtm(db.table(sector)?),
-                })
+                let file: Arc<dyn WdlSlots> = match &wdl_db {
+                    Some(wdl) => wdl.table(sector)?,
+                    None => db.table(sector)?,
+                };
+                empty.insert(file)
             }
         };
-        let v = leaf.wdl(index)?;
+        let v = signed(read_wdl(&**leaf, index)?);
         self.stats.table_probes += 1;
         Ok(v)
     }
@@ -559,7 +531,7 @@ impl<'a> Prover<'a> {
         let Some(table) = table else { return Ok(None) };
         self.stats.table_probes += 1;
         let index = self.slot(sector.w as usize, sector.b as usize).index.index(us, them);
-        Leaf::Dtm(table).wdl(index).map(Some)
+        read_wdl(&*table, index).map(|v| Some(signed(v)))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -624,7 +596,7 @@ impl<'a> Prover<'a> {
         }
         if moves.is_empty() {
             self.moves[ply] = moves;
-            return Ok(wdl(rules.no_move_value(us, them)));
+            return Ok(signed(rules.no_move_value(us, them)));
         }
         let marked = key.filter(|&k| self.share && depth >= SHARE_DEPTH && self.tt.mark_busy(k));
         let result = self.search_moves(us, them, uh, th, alpha, beta, ply, &moves, depth);

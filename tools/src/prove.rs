@@ -14,7 +14,7 @@ use std::sync::Arc;
 use clap::Args;
 use indicatif::ProgressBar;
 use morris_db::{Position, Value};
-use morris_probe::search::{prove_parallel, SearchOptions, SearchStats, TranspositionTable, Wdl};
+use morris_probe::search::{prove_parallel, signed, SearchOptions, SearchStats, TranspositionTable, Wdl};
 use morris_probe::search_dtm::prove_dtm;
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::Database;
@@ -155,7 +155,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
             );
             if args.check {
                 if let Ok(t) = db.value(&child) {
-                    let t = -wdl_of(t);
+                    let t = -signed(t);
                     line.push_str(if t == v { "  (tables agree)" } else { "  (TABLES DISAGREE)" });
                     disagree += (t != v) as usize;
                 }
@@ -198,7 +198,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     }
     if args.check {
         match db.value(&pos) {
-            Ok(t) if wdl_of(t) == value => writeln!(out, "placement tables agree: {t:?}")?,
+            Ok(t) if signed(t) == value => writeln!(out, "placement tables agree: {t:?}")?,
             Ok(t) => {
                 writeln!(out, "placement tables DISAGREE: {t:?}")?;
                 disagree += 1;
@@ -207,14 +207,6 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if disagree == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
-}
-
-fn wdl_of(v: Value) -> Wdl {
-    match v {
-        Value::Win(_) => 1,
-        Value::Draw => 0,
-        Value::Loss(_) => -1,
-    }
 }
 
 /// `prove --dtm`: the exact value by full minimax, of the position and with
