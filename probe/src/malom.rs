@@ -68,7 +68,7 @@ use morris_db::{Color, Move, Position, RuleSet, Sector, Table, TableError, Value
 use rayon::prelude::*;
 
 use crate::front::{Answer, Encoding, Tables};
-use crate::{Database, ProbeError};
+use crate::{Database, MissingHint, ProbeError};
 
 /// The size of a sector file's header in bytes.
 pub const HEADER_SIZE: usize = 64;
@@ -437,7 +437,9 @@ impl MalomSector {
         if rules.board().len() != 24 || sector.w as usize + sector.b as usize > 24 {
             return Err(corrupt("sector", format!("sector {sector} is not a sector of the 24-point board")));
         }
-        let map = map_file(&file).map_err(io)?;
+        // SAFETY: Malom's files are read-only downloads that no program
+        // here writes (see `map_file`).
+        let map = unsafe { map_file(&file) }.map_err(io)?;
         let i32_at = |o: usize| i32::from_le_bytes([map[o], map[o + 1], map[o + 2], map[o + 3]]);
         let version = i32_at(0);
         if version != SECTOR_VERSION {
@@ -744,11 +746,11 @@ impl Encoding for MalomFiles {
         MalomValue { value: Value::Loss(0), a: self.values.loss }
     }
 
-    fn missing(&self, _dir: &Path, rules: &RuleSet, sector: Sector) -> (String, String) {
+    fn missing(&self, _dir: &Path, rules: &RuleSet, sector: Sector) -> (String, MissingHint) {
         let hint = if self.values.get(sector).is_none() {
-            format!("; Malom's {} has no such sector", self.game.values_file_name())
+            MissingHint::NotInMalom { values_file: self.game.values_file_name() }
         } else {
-            format!("; Malom's full database for rule set {} has it", rules.name())
+            MissingHint::InMalomFull { rules: rules.name().to_string() }
         };
         (self.game.file_name(sector), hint)
     }
@@ -805,7 +807,7 @@ impl MalomDatabase {
             let hint = if found.is_empty() {
                 String::new()
             } else {
-                format!("; it holds Malom files of {}: is `--rules` right?", found.join(", "))
+                format!("; it holds Malom files of {}: is the rule set right?", found.join(", "))
             };
             return Err(no(format!(
                 "no {} (Malom's sector values for rule set {}){hint}",
