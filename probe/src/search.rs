@@ -31,6 +31,7 @@ use std::time::Instant;
 
 use morris_db::index::rank_among_empty;
 use morris_db::moves::{apply_move, for_each_move};
+use morris_db::symmetry::SymmetryGroup;
 use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex, Table};
 
 use crate::front::{read_wdl, Answer, WdlSlots};
@@ -316,9 +317,8 @@ pub struct Prover<'a> {
     sectors: Vec<Option<SectorSlot>>,
     stride: usize,
     placement: HashMap<Sector, Option<Arc<Table>>>,
-    /// `compose[a][b]`: the symmetry applying `b`, then `a`.
-    compose: Vec<Vec<u8>>,
-    inverse: Vec<u8>,
+    /// How the board's symmetries compose and invert.
+    group: SymmetryGroup,
     /// Move lists by ply from the root, reused.
     moves: Vec<Vec<(i32, Move)>>,
     /// Cut-offs by (point placed, point removed or 24+).
@@ -343,21 +343,7 @@ impl<'a> Prover<'a> {
     pub fn new(db: &'a Database, options: SearchOptions) -> Prover<'a> {
         let tt = options.transpositions.clone().unwrap_or_else(|| Arc::new(TranspositionTable::new(DEFAULT_TABLE_MIB)));
         let board = db.rules().board();
-        let syms = board.symmetries();
-        let compose: Vec<Vec<u8>> = syms
-            .iter()
-            .map(|a| {
-                syms.iter()
-                    .map(|b| {
-                        let img: Vec<_> = b.image().iter().map(|&p| a.point(p)).collect();
-                        syms.iter().position(|c| c.image() == img.as_slice()).expect("symmetries form a group") as u8
-                    })
-                    .collect()
-            })
-            .collect();
-        let inverse = (0..syms.len())
-            .map(|a| compose[a].iter().position(|&c| c == 0).expect("every symmetry has an inverse") as u8)
-            .collect();
+        let group = board.symmetry_group().clone();
         let stride = board.len() + 1;
         Prover {
             db,
@@ -366,8 +352,7 @@ impl<'a> Prover<'a> {
             sectors: (0..stride * stride).map(|_| None).collect(),
             stride,
             placement: HashMap::new(),
-            compose,
-            inverse,
+            group,
             moves: Vec::new(),
             history: vec![0; 32 * 33],
             stats: SearchStats::default(),
@@ -489,7 +474,7 @@ impl<'a> Prover<'a> {
         }
         let slot = orbit as u64 * index.opponent_sets() + rank_among_empty(orbits.representative(orbit), best);
         debug_assert_eq!(slot, index.index(us, them));
-        let sym = self.compose[g_best][s] as usize;
+        let sym = self.group.compose(g_best, s) as usize;
         if w > 15 || b > 15 || uh > 15 || th > 15 || slot >= 1 << INDEX_BITS {
             return (None, sym);
         }
@@ -567,7 +552,7 @@ impl<'a> Prover<'a> {
             alpha = alpha.max(e.lower);
             beta = beta.min(e.upper);
             if e.to != NO_POINT {
-                let back = &syms[self.inverse[sym] as usize];
+                let back = &syms[self.group.inverse(sym) as usize];
                 let removal = (e.removal != NO_POINT).then(|| back.point(e.removal));
                 tt_move = Some((back.point(e.to), removal));
             }
