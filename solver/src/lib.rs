@@ -1,20 +1,22 @@
 //! Retrograde analysis of the morris family (DESIGN.md, "Solving"): fills
 //! the tables of a rule set pair of sectors by pair, in an order where every
 //! capture lands in a pair already solved, with exact DTM across sectors, in
-//! parallel with rayon, with indicatif progress, skipping tables already on
-//! disk. The sliding phase first; then the placement phase, sector by
+//! parallel with rayon, reporting progress to a [`Progress`] (the library
+//! draws nothing), skipping tables already on disk. The sliding phase first; then the placement phase, sector by
 //! sector in one pass each, or under the Lasker rule (where a player with
 //! stones in hand may move) pair by pair by retrograde analysis.
 #![warn(missing_docs)]
 
 mod pair;
 pub mod placement;
+pub mod progress;
+
+pub use progress::{NoProgress, Progress};
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use morris_db::table::{table_path, write_table};
 use morris_db::{RuleSet, Sector, Store, Table, TableError, TableHeader};
 
@@ -24,7 +26,8 @@ pub struct SolveOptions {
     /// Solve the sliding sectors with `w + b <= max_stones` (stones on the
     /// board of both sides together).
     pub max_stones: u32,
-    /// Draw indicatif progress bars on standard error.
+    /// Kept for callers; the library draws nothing. Progress goes to the
+    /// [`Progress`] given to [`solve_sliding_with`].
     pub progress: bool,
 }
 
@@ -131,6 +134,20 @@ pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
 /// handled yet; [`SolveError::Io`] when the directory cannot be used;
 /// [`SolveError::Table`] when a table cannot be written or read.
 pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Result<SolveReport, SolveError> {
+    solve_sliding_with(rules, dir, options, &NoProgress)
+}
+
+/// As [`solve_sliding`], reporting to `progress`: one stage of `pairs`,
+/// a message per pair and per ply.
+///
+/// # Errors
+/// As [`solve_sliding`].
+pub fn solve_sliding_with(
+    rules: &RuleSet,
+    dir: &Path,
+    options: &SolveOptions,
+    progress: &dyn Progress,
+) -> Result<SolveReport, SolveError> {
     if !sliding_supported(rules) {
         return Err(SolveError::Unsupported(format!(
             "`{}` (one removal per mill: a double mill captures two stones, into a sector not opened)",
@@ -143,17 +160,7 @@ pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Res
     remove_temporary_files(dir).map_err(io)?;
     let mut report = SolveReport::default();
     let pairs = sliding_pairs(rules, options.max_stones);
-    let overall = if options.progress {
-        let bar = ProgressBar::new(pairs.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} pairs, {elapsed} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_prefix(format!("solve {}", rules.name()));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    progress.begin(rules.name(), "pairs", pairs.len() as u64);
     for (w, b) in pairs {
         let sectors: Vec<Sector> =
             if w == b { vec![Sector::sliding(w, b)] } else { vec![Sector::sliding(w, b), Sector::sliding(b, w)] };
@@ -167,11 +174,11 @@ pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Res
             .collect();
         if missing.is_empty() {
             report.skipped.extend(sectors);
-            overall.inc(1);
+            progress.advance();
             continue;
         }
-        overall.set_message(format!("pair {w}-{b}"));
-        let (solved, timing) = pair::solve_pair(rules, dir, Sector::sliding(w, b), &overall)?;
+        progress.message(&format!("pair {w}-{b}"));
+        let (solved, timing) = pair::solve_pair(rules, dir, Sector::sliding(w, b), progress)?;
         report.pairs.push(timing);
         for (sector, entries) in solved {
             let header = TableHeader::for_entries(rules, sector, &entries);
@@ -183,9 +190,9 @@ pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Res
                 report.skipped.push(sector);
             }
         }
-        overall.inc(1);
+        progress.advance();
     }
-    overall.finish_and_clear();
+    progress.finish();
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -212,6 +219,17 @@ fn sliding_supported(rules: &RuleSet) -> bool {
 /// against White (the tables are relative to the side to move, which does
 /// not tell White from Black there); otherwise as [`solve_sliding`].
 pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveReport, SolveError> {
+    // `progress` is kept for callers; the library draws nothing.
+    let _ = progress;
+    solve_all_with(rules, dir, &NoProgress)
+}
+
+/// As [`solve_all`], reporting to `progress`: the stage of [`solve_sliding_with`],
+/// then one stage of placement sectors (or Lasker placement pairs).
+///
+/// # Errors
+/// As [`solve_all`].
+pub fn solve_all_with(rules: &RuleSet, dir: &Path, progress: &dyn Progress) -> Result<SolveReport, SolveError> {
     if rules.lasker
         && rules.full_board == morris_db::rules::FullBoardOutcome::WhiteLoses
         && 2 * rules.stones as usize >= rules.board().len()
@@ -222,7 +240,7 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
         )));
     }
     let start = Instant::now();
-    let mut report = solve_sliding(rules, dir, &SolveOptions { max_stones: u32::MAX, progress })?;
+    let mut report = solve_sliding_with(rules, dir, &SolveOptions { max_stones: u32::MAX, progress: false }, progress)?;
     let units: Vec<Vec<Sector>> = if rules.lasker {
         placement::lasker_pairs(rules)
             .into_iter()
@@ -232,21 +250,9 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
         placement::placement_sectors(rules).into_iter().map(|s| vec![s]).collect()
     };
     let what = if rules.lasker { "Lasker placement pairs" } else { "placement sectors" };
-    let bar = if progress {
-        let bar = ProgressBar::new(units.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template(&format!(
-                "{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {what}, {{elapsed}} {{msg}}"
-            ))
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_prefix(format!("solve {}", rules.name()));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    progress.begin(rules.name(), what, units.len() as u64);
     for unit in units {
-        bar.set_message(unit[0].to_string());
+        progress.message(&unit[0].to_string());
         let missing: Vec<Sector> = unit
             .iter()
             .copied()
@@ -257,12 +263,12 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
             .collect();
         if missing.is_empty() {
             report.skipped.extend(unit);
-            bar.inc(1);
+            progress.advance();
             continue;
         }
         let t0 = Instant::now();
         let (solved, timing) = if rules.lasker {
-            pair::solve_pair(rules, dir, unit[0], &bar)?
+            pair::solve_pair(rules, dir, unit[0], progress)?
         } else {
             let entries = placement::solve_placement_sector(rules, dir, unit[0])?;
             let timing = PairTiming {
@@ -284,9 +290,9 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
                 report.skipped.push(sector);
             }
         }
-        bar.inc(1);
+        progress.advance();
     }
-    bar.finish_and_clear();
+    progress.finish();
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }

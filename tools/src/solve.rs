@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use morris_solver::{solve_all, solve_sliding, SolveOptions};
+use morris_solver::{solve_all_with, solve_sliding_with, SolveOptions};
 
+use crate::bars::SolveBars;
 use crate::plan::Plan;
 use crate::{DbArg, RulesArg};
 
@@ -75,12 +76,12 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     }
     let start = Instant::now();
     let report = match args.phase {
-        Phase::Sliding => solve_sliding(&rules, &args.db.db, &options)?,
+        Phase::Sliding => solve_sliding_with(&rules, &args.db.db, &options, &SolveBars::new(args.quiet))?,
         Phase::All => {
             if args.max_stones.is_some() {
                 anyhow::bail!("--max-stones limits the sliding phase only; drop it with --phase all");
             }
-            solve_all(&rules, &args.db.db, !args.quiet)?
+            solve_all_with(&rules, &args.db.db, &SolveBars::new(args.quiet))?
         }
     };
     let seconds = start.elapsed().as_secs_f64();

@@ -9,8 +9,9 @@ use anyhow::{bail, Context};
 use clap::Args;
 use morris_db::Position;
 use morris_probe::Database;
-use morris_solver::solve_all;
+use morris_solver::solve_all_with;
 
+use crate::bars::SolveBars;
 use crate::plan::Plan;
 use crate::{DbArg, RulesArg};
 
@@ -44,7 +45,7 @@ pub fn run(args: ValueArgs) -> anyhow::Result<ExitCode> {
             bail!("tables are missing in {}; run without --no-solve to solve them", dir.display());
         }
         plan.report(&rules, dir, args.force, &mut out)?;
-        solve_all(&rules, dir, !args.quiet)?;
+        solve_all_with(&rules, dir, &SolveBars::new(args.quiet))?;
     }
     let db = Database::open(dir, rules.clone())?;
     let start = Position::start(&rules);
