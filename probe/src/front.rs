@@ -24,7 +24,7 @@ use std::sync::{Arc, RwLock};
 use morris_db::wdl::{Wdl, WdlTable};
 use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex, Store, Table, TableError, Value};
 
-use crate::{ProbeError, ProbeOptions};
+use crate::{MissingHint, ProbeError, ProbeOptions};
 
 /// What a file says about a position, for the side to move.
 pub trait Answer: Copy + Debug + Send + Sync {
@@ -109,7 +109,7 @@ pub trait Encoding: Send + Sync + Debug {
 
     /// The file name looked for and a hint on what to do, for
     /// [`ProbeError::MissingTable`].
-    fn missing(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> (String, String);
+    fn missing(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> (String, MissingHint);
 
     /// Why a directory that does not exist is no database of this kind, and
     /// how to make one.
@@ -495,27 +495,21 @@ impl Encoding for Dtm {
         Value::Loss(0)
     }
 
-    fn missing(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> (String, String) {
+    fn missing(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> (String, MissingHint) {
         let store = Store::new(dir);
         let file =
             store.table_path(rules, sector).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         let others = store.other_rule_sets(rules.name());
         let hint = if !others.is_empty() {
-            format!("; the directory holds tables of rule set {}: is `--rules` right?", others.join(", "))
-        } else if sector.is_sliding() {
-            format!("; solve it with `morris solve --rules {} --db {}`", rules.name(), dir.display())
+            MissingHint::OtherRuleSets(others)
         } else {
-            format!(
-                "; positions with stones in hand need the placement tables: `morris solve --rules {} --phase all --db {}`",
-                rules.name(),
-                dir.display()
-            )
+            MissingHint::Unsolved { rules: rules.name().to_string(), placement: !sector.is_sliding() }
         };
         (file, hint)
     }
 
     fn no_directory(&self) -> &'static str {
-        "does not exist (solve one with `morris solve`)"
+        "does not exist (no tables were solved there)"
     }
 
     fn sectors(&self, dir: &Path, rules: &RuleSet) -> std::io::Result<Vec<Sector>> {

@@ -35,7 +35,7 @@ use morris_db::{Bitboard, FileKind, Position, RuleSet, Sector, SectorIndex, Stor
 pub use morris_db::wdl::Wdl;
 
 use crate::front::{no_value, Encoding, TableProber, Tables};
-use crate::{ProbeError, ProbeOptions};
+use crate::{MissingHint, ProbeError, ProbeOptions};
 
 /// Our WDL files ([`morris_db::wdl`], `.mwdl`): win, draw or loss without
 /// distance.
@@ -75,17 +75,12 @@ impl Encoding for WdlFiles {
         Wdl::Loss
     }
 
-    fn missing(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> (String, String) {
-        let hint = format!(
-            "; export it from a solved database with `morris export-wdl --rules {} --db DIR --out {}`",
-            rules.name(),
-            dir.display()
-        );
-        (wdl_file_name(rules.name(), sector), hint)
+    fn missing(&self, _dir: &Path, rules: &RuleSet, sector: Sector) -> (String, MissingHint) {
+        (wdl_file_name(rules.name(), sector), MissingHint::NotExported { rules: rules.name().to_string() })
     }
 
     fn no_directory(&self) -> &'static str {
-        "does not exist (make one with `morris export-wdl`)"
+        "does not exist (no WDL files were exported there)"
     }
 
     fn sectors(&self, dir: &Path, rules: &RuleSet) -> std::io::Result<Vec<Sector>> {
