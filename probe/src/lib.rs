@@ -23,10 +23,13 @@ pub mod front;
 pub mod malom;
 pub mod search;
 pub mod search_dtm;
-pub mod verify;
 pub mod wdl;
 
 pub use front::{Answer, Dtm, Encoding, TableProber, Tables};
+/// The independent verifier, a crate of its own (`morris-verify`, which
+/// depends on `morris-db` only); re-exported here for callers of
+/// `morris_probe::verify`.
+pub use morris_verify as verify;
 pub use malom::{MalomDatabase, MalomValue};
 
 use std::path::{Path, PathBuf};
