@@ -164,14 +164,7 @@ pub fn solve_sliding_with(
     for (w, b) in pairs {
         let sectors: Vec<Sector> =
             if w == b { vec![Sector::sliding(w, b)] } else { vec![Sector::sliding(w, b), Sector::sliding(b, w)] };
-        let missing: Vec<Sector> = sectors
-            .iter()
-            .copied()
-            .filter(|&s| {
-                let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
-                Table::open(dir, rules, s, len).and_then(|t| t.verify_checksum()).is_err()
-            })
-            .collect();
+        let missing = unsolved(rules, dir, &sectors);
         if missing.is_empty() {
             report.skipped.extend(sectors);
             progress.advance();
@@ -179,17 +172,7 @@ pub fn solve_sliding_with(
         }
         progress.message(&format!("pair {w}-{b}"));
         let (solved, timing) = pair::solve_pair(rules, dir, Sector::sliding(w, b), progress)?;
-        report.pairs.push(timing);
-        for (sector, entries) in solved {
-            let header = TableHeader::for_entries(rules, sector, &entries);
-            if missing.contains(&sector) {
-                write_table(&table_path(dir, rules, sector), &header, &entries)?;
-                report.positions += header.canonical_positions;
-                report.solved.push(SectorReport { sector, header });
-            } else {
-                report.skipped.push(sector);
-            }
-        }
+        report.record(rules, dir, &missing, solved, timing)?;
         progress.advance();
     }
     progress.finish();
@@ -253,14 +236,7 @@ pub fn solve_all_with(rules: &RuleSet, dir: &Path, progress: &dyn Progress) -> R
     progress.begin(rules.name(), what, units.len() as u64);
     for unit in units {
         progress.message(&unit[0].to_string());
-        let missing: Vec<Sector> = unit
-            .iter()
-            .copied()
-            .filter(|&s| {
-                let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
-                Table::open(dir, rules, s, len).and_then(|t| t.verify_checksum()).is_err()
-            })
-            .collect();
+        let missing = unsolved(rules, dir, &unit);
         if missing.is_empty() {
             report.skipped.extend(unit);
             progress.advance();
@@ -279,22 +255,51 @@ pub fn solve_all_with(rules: &RuleSet, dir: &Path, progress: &dyn Progress) -> R
             };
             (vec![(unit[0], entries)], timing)
         };
-        report.pairs.push(timing);
-        for (sector, entries) in solved {
-            let header = TableHeader::for_entries(rules, sector, &entries);
-            if missing.contains(&sector) {
-                write_table(&table_path(dir, rules, sector), &header, &entries)?;
-                report.positions += header.canonical_positions;
-                report.solved.push(SectorReport { sector, header });
-            } else {
-                report.skipped.push(sector);
-            }
-        }
+        report.record(rules, dir, &missing, solved, timing)?;
         progress.advance();
     }
     progress.finish();
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// The sectors of `sectors` without a table in `dir` that opens and passes
+/// its checksum: those a solve must write.
+fn unsolved(rules: &RuleSet, dir: &Path, sectors: &[Sector]) -> Vec<Sector> {
+    sectors
+        .iter()
+        .copied()
+        .filter(|&s| {
+            let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
+            Table::open(dir, rules, s, len).and_then(|t| t.verify_checksum()).is_err()
+        })
+        .collect()
+}
+
+impl SolveReport {
+    /// Writes the tables of a solved pair (or placement sector) that were
+    /// `missing` and counts them; the others were on disk already.
+    fn record(
+        &mut self,
+        rules: &RuleSet,
+        dir: &Path,
+        missing: &[Sector],
+        solved: Vec<(Sector, Vec<u16>)>,
+        timing: PairTiming,
+    ) -> Result<(), SolveError> {
+        self.pairs.push(timing);
+        for (sector, entries) in solved {
+            let header = TableHeader::for_entries(rules, sector, &entries);
+            if missing.contains(&sector) {
+                write_table(&table_path(dir, rules, sector), &header, &entries)?;
+                self.positions += header.canonical_positions;
+                self.solved.push(SectorReport { sector, header });
+            } else {
+                self.skipped.push(sector);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Removes `*.tmp` files that an interrupted run left behind.
