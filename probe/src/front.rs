@@ -279,12 +279,7 @@ impl<E: Encoding> Tables<E> {
         if let Some(t) = self.files.read().ok().and_then(|m| m.get(&sector).cloned()) {
             return Ok(t);
         }
-        if !self.rules.sector_fits(sector) {
-            return Err(ProbeError::Unreachable(format!(
-                "sector {sector} does not exist under rule set `{}`",
-                self.rules.name()
-            )));
-        }
+        self.rules.check_sector(sector).map_err(|e| ProbeError::Unreachable(e.to_string()))?;
         let file = match self.encoding.open(&self.dir, &self.rules, sector) {
             Ok(f) => f,
             Err(TableError::Missing { .. }) => {

@@ -26,11 +26,11 @@ pub mod search_dtm;
 pub mod wdl;
 
 pub use front::{Answer, Dtm, Encoding, TableProber, Tables};
+pub use malom::{MalomDatabase, MalomValue};
 /// The independent verifier, a crate of its own (`morris-verify`, which
 /// depends on `morris-db` only); re-exported here for callers of
 /// `morris_probe::verify`.
 pub use morris_verify as verify;
-pub use malom::{MalomDatabase, MalomValue};
 
 use std::path::{Path, PathBuf};
 
@@ -66,7 +66,7 @@ pub enum ProbeError {
     Table(#[from] TableError),
     /// The position is not valid under the rule set.
     #[error("invalid position: {0}")]
-    InvalidPosition(#[from] PositionError),
+    InvalidPosition(PositionError),
     /// The query is not supported for this rule set yet.
     #[error("not supported yet: {0}")]
     Unsupported(String),
@@ -128,6 +128,14 @@ impl std::fmt::Display for MissingHint {
             MissingHint::NotInMalom { values_file } => write!(f, "; Malom's {values_file} has no such sector"),
             MissingHint::InMalomFull { rules } => write!(f, "; Malom's full database for rule set {rules} has it"),
         }
+    }
+}
+
+impl From<PositionError> for ProbeError {
+    /// The position error is shown in the message, not also given as the
+    /// error's source (a chain would print it twice).
+    fn from(e: PositionError) -> ProbeError {
+        ProbeError::InvalidPosition(e)
     }
 }
 

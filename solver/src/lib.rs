@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use morris_db::table::{table_path, write_table};
-use morris_db::{RuleSet, Sector, Store, Table, TableError, TableHeader};
+use morris_db::{FileKind, RuleSet, Sector, Store, Table, TableError, TableHeader};
 
 /// How to solve.
 #[derive(Debug, Clone)]
@@ -46,12 +46,13 @@ pub enum SolveError {
     #[error(transparent)]
     Table(#[from] TableError),
     /// The database directory could not be created or listed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The directory.
         path: PathBuf,
-        /// The operating system's error.
-        source: std::io::Error,
+        /// The operating system's error (in the message, so not also the
+        /// error's source: a chain would print it twice).
+        error: std::io::Error,
     },
     /// The rule set is not solved by this solver yet: its name in
     /// backquotes, then why in parentheses.
@@ -65,6 +66,23 @@ pub enum SolveError {
         /// What went wrong.
         detail: String,
     },
+}
+
+/// What a solve tells its caller while it runs ([`solve_sliding_with`],
+/// [`solve_all_with`]), so that a command line can say it at once.
+#[derive(Debug)]
+pub enum SolveEvent<'a> {
+    /// A table on disk cannot be used (damaged, cut short, of another rule
+    /// set or sector): it is solved again and replaced.
+    Damaged {
+        /// The sector.
+        sector: Sector,
+        /// What is wrong with the file; it names the file.
+        error: &'a TableError,
+    },
+    /// A pair of sliding sectors (or a placement sector, or a Lasker
+    /// placement pair) has been solved and its tables written.
+    Solved(&'a PairTiming),
 }
 
 /// What one solved sector holds.
@@ -155,7 +173,7 @@ pub fn solve_sliding_with(
         )));
     }
     let start = Instant::now();
-    let io = |source| SolveError::Io { path: dir.to_path_buf(), source };
+    let io = |error| SolveError::Io { path: dir.to_path_buf(), error };
     fs::create_dir_all(dir).map_err(io)?;
     remove_temporary_files(dir).map_err(io)?;
     let mut report = SolveReport::default();
@@ -164,7 +182,8 @@ pub fn solve_sliding_with(
     for (w, b) in pairs {
         let sectors: Vec<Sector> =
             if w == b { vec![Sector::sliding(w, b)] } else { vec![Sector::sliding(w, b), Sector::sliding(b, w)] };
-        let missing = unsolved(rules, dir, &sectors);
+        let missing: Vec<Sector> =
+            sectors.iter().copied().filter(|&s| needs_solving(rules, dir, s, progress)).collect();
         if missing.is_empty() {
             report.skipped.extend(sectors);
             progress.advance();
@@ -172,7 +191,9 @@ pub fn solve_sliding_with(
         }
         progress.message(&format!("pair {w}-{b}"));
         let (solved, timing) = pair::solve_pair(rules, dir, Sector::sliding(w, b), progress)?;
-        report.record(rules, dir, &missing, solved, timing)?;
+        store(rules, dir, solved, &missing, &mut report)?;
+        progress.event(&SolveEvent::Solved(&timing));
+        report.pairs.push(timing);
         progress.advance();
     }
     progress.finish();
@@ -236,7 +257,7 @@ pub fn solve_all_with(rules: &RuleSet, dir: &Path, progress: &dyn Progress) -> R
     progress.begin(rules.name(), what, units.len() as u64);
     for unit in units {
         progress.message(&unit[0].to_string());
-        let missing = unsolved(rules, dir, &unit);
+        let missing: Vec<Sector> = unit.iter().copied().filter(|&s| needs_solving(rules, dir, s, progress)).collect();
         if missing.is_empty() {
             report.skipped.extend(unit);
             progress.advance();
@@ -255,7 +276,9 @@ pub fn solve_all_with(rules: &RuleSet, dir: &Path, progress: &dyn Progress) -> R
             };
             (vec![(unit[0], entries)], timing)
         };
-        report.record(rules, dir, &missing, solved, timing)?;
+        store(rules, dir, solved, &missing, &mut report)?;
+        progress.event(&SolveEvent::Solved(&timing));
+        report.pairs.push(timing);
         progress.advance();
     }
     progress.finish();
@@ -263,43 +286,49 @@ pub fn solve_all_with(rules: &RuleSet, dir: &Path, progress: &dyn Progress) -> R
     Ok(report)
 }
 
-/// The sectors of `sectors` without a table in `dir` that opens and passes
-/// its checksum: those a solve must write.
-fn unsolved(rules: &RuleSet, dir: &Path, sectors: &[Sector]) -> Vec<Sector> {
-    sectors
-        .iter()
-        .copied()
-        .filter(|&s| {
-            let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
-            Table::open(dir, rules, s, len).and_then(|t| t.verify_checksum()).is_err()
-        })
-        .collect()
+/// Whether `sector`'s table must be solved: it is missing, or it is there
+/// but cannot be used (then `progress` is told why before it is replaced).
+fn needs_solving(rules: &RuleSet, dir: &Path, sector: Sector, progress: &dyn Progress) -> bool {
+    let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+    match Table::open(dir, rules, sector, len).and_then(|t| t.verify_checksum()) {
+        Ok(()) => false,
+        Err(TableError::Missing { .. }) => true,
+        Err(error) => {
+            progress.event(&SolveEvent::Damaged { sector, error: &error });
+            true
+        }
+    }
 }
 
-impl SolveReport {
-    /// Writes the tables of a solved pair (or placement sector) that were
-    /// `missing` and counts them; the others were on disk already.
-    fn record(
-        &mut self,
-        rules: &RuleSet,
-        dir: &Path,
-        missing: &[Sector],
-        solved: Vec<(Sector, Vec<u16>)>,
-        timing: PairTiming,
-    ) -> Result<(), SolveError> {
-        self.pairs.push(timing);
-        for (sector, entries) in solved {
-            let header = TableHeader::for_entries(rules, sector, &entries);
-            if missing.contains(&sector) {
-                write_table(&table_path(dir, rules, sector), &header, &entries)?;
-                self.positions += header.canonical_positions;
-                self.solved.push(SectorReport { sector, header });
-            } else {
-                self.skipped.push(sector);
-            }
+/// Writes the tables of `solved` that were `missing` (counting them in
+/// `report`; the others are kept as they are). A table written replaces
+/// both forms on disk: the compressed twin (`.mtz`) of a re-solved table
+/// is removed, so no stale copy stays beside the new `.mtb`.
+fn store(
+    rules: &RuleSet,
+    dir: &Path,
+    solved: Vec<(Sector, Vec<u16>)>,
+    missing: &[Sector],
+    report: &mut SolveReport,
+) -> Result<(), SolveError> {
+    for (sector, entries) in solved {
+        if !missing.contains(&sector) {
+            report.skipped.push(sector);
+            continue;
         }
-        Ok(())
+        let header = TableHeader::for_entries(rules, sector, &entries);
+        let path = table_path(dir, rules, sector);
+        write_table(&path, &header, &entries)?;
+        let twin = Store::new(dir).path(rules.name(), sector, FileKind::Compressed);
+        match fs::remove_file(&twin) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => return Err(TableError::Io { path: twin, error }.into()),
+        }
+        report.positions += header.canonical_positions;
+        report.solved.push(SectorReport { sector, header });
     }
+    Ok(())
 }
 
 /// Removes `*.tmp` files that an interrupted run left behind.

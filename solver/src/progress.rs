@@ -1,7 +1,11 @@
 //! What a solve reports while it runs. The library draws nothing: a caller
 //! passes a [`Progress`] to [`crate::solve_sliding_with`] or
 //! [`crate::solve_all_with`], and the command line turns its calls into
-//! progress bars (as it does with the prover's counters).
+//! progress bars (as it does with the prover's counters) and says what
+//! happened ([`SolveEvent`]). A closure `|event: &SolveEvent| ...` is a
+//! `Progress` that hears the events only.
+
+use crate::SolveEvent;
 
 /// Receives a solve's progress. Every method does nothing by default; all
 /// are called from the thread that called the solve.
@@ -23,6 +27,18 @@ pub trait Progress: Sync {
 
     /// The stage ended.
     fn finish(&self) {}
+
+    /// Something the caller may want to say at once: a damaged table found
+    /// (it is solved again), a pair solved.
+    fn event(&self, event: &SolveEvent) {
+        let _ = event;
+    }
+}
+
+impl<F: Fn(&SolveEvent) + Sync> Progress for F {
+    fn event(&self, event: &SolveEvent) {
+        self(event)
+    }
 }
 
 /// Reports nothing.

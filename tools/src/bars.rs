@@ -6,20 +6,22 @@
 use std::sync::Mutex;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use morris_solver::Progress;
+use morris_solver::{Progress, SolveEvent};
 
 /// A solve's progress as bars: one bar per stage (the sliding pairs, then
-/// the placement sectors), `solve <rules> [=====] 3/15 pairs, 4s pair 3-4`.
-/// Hidden when `quiet`.
-pub struct SolveBars {
+/// the placement sectors), `solve <rules> [=====] 3/15 pairs, 4s pair 3-4`,
+/// hidden when `quiet`; events go to a handler, with the bar hidden while
+/// it writes.
+pub struct SolveBars<'a> {
     quiet: bool,
     bar: Mutex<Option<ProgressBar>>,
+    on_event: Box<dyn Fn(&SolveEvent) + Sync + 'a>,
 }
 
-impl SolveBars {
-    /// Bars, or none with `quiet`.
-    pub fn new(quiet: bool) -> SolveBars {
-        SolveBars { quiet, bar: Mutex::new(None) }
+impl<'a> SolveBars<'a> {
+    /// Bars (none with `quiet`), and `on_event` for what happens.
+    pub fn new(quiet: bool, on_event: impl Fn(&SolveEvent) + Sync + 'a) -> SolveBars<'a> {
+        SolveBars { quiet, bar: Mutex::new(None), on_event: Box::new(on_event) }
     }
 
     fn with(&self, f: impl FnOnce(&ProgressBar)) {
@@ -31,7 +33,7 @@ impl SolveBars {
     }
 }
 
-impl Progress for SolveBars {
+impl Progress for SolveBars<'_> {
     fn begin(&self, rules: &str, what: &str, units: u64) {
         let bar = if self.quiet {
             ProgressBar::hidden()
@@ -58,6 +60,13 @@ impl Progress for SolveBars {
 
     fn advance(&self) {
         self.with(|bar| bar.inc(1));
+    }
+
+    fn event(&self, event: &SolveEvent) {
+        match self.bar.lock().ok().and_then(|bar| bar.clone()) {
+            Some(bar) => bar.suspend(|| (self.on_event)(event)),
+            None => (self.on_event)(event),
+        }
     }
 
     fn finish(&self) {

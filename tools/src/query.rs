@@ -63,7 +63,7 @@ fn answer<E: Encoding>(ask: Ask, db: &Tables<E>, pos: &Position) -> anyhow::Resu
 where
     E::Answer: Shown,
 {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let board = db.rules().board();
     match ask {
         Ask::Value => writeln!(out, "{}", db.value(pos)?.shown())?,
@@ -117,26 +117,20 @@ pub fn bestmove(args: QueryArgs) -> anyhow::Result<ExitCode> {
 pub struct ShowArgs {
     #[command(flatten)]
     rules: RulesArg,
-    /// Also write the position in text and, on the 24-point boards, as a
-    /// Sanmill FEN.
-    #[arg(long)]
-    fen: bool,
     #[command(flatten)]
     position: PositionArg,
 }
 
-/// Runs `morris show`: draws the board; with `--fen` also gives the
-/// position in text and, on the 24-point boards, as a Sanmill FEN.
+/// Runs `morris show`: draws the board, then gives the position in text
+/// and, on the 24-point boards, as a Sanmill FEN.
 pub fn show(args: ShowArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let pos = args.position.parse(&rules)?;
     write!(out, "{}", pos.diagram(rules.board()))?;
-    if args.fen {
-        writeln!(out, "position: {}", pos.to_text(rules.board()))?;
-        if let Ok(fen) = pos.to_fen(&rules) {
-            writeln!(out, "FEN: {fen}")?;
-        }
+    writeln!(out, "position: {}", pos.to_text(rules.board()))?;
+    if let Ok(fen) = pos.to_fen(&rules) {
+        writeln!(out, "FEN: {fen}")?;
     }
     Ok(ExitCode::SUCCESS)
 }
