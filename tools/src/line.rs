@@ -74,13 +74,8 @@ fn ending(rules: &RuleSet, start: &Position, value: Value, end: &Position, plies
         Value::Draw => format!(
             "a draw: neither side can force a win; {plies} plies of a drawing line shown (every move keeps the draw)"
         ),
-        Value::Win(_) | Value::Loss(_) if end.legal_moves(rules).is_empty() => {
-            let loser = end.side_to_move;
-            let why = if end.us().count_ones() + (end.us_in_hand() as u32) < 3 {
-                format!("{loser} is down to {} stones", end.us().count_ones())
-            } else {
-                format!("{loser} cannot move")
-            };
+        Value::Win(_) | Value::Loss(_) if end.game_over(rules).is_some() => {
+            let why = end.game_over(rules).map(|g| g.why()).unwrap_or_default();
             format!("{} wins in {plies} plies: {why}", winner(value))
         }
         _ => {

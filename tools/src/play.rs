@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use morris_db::{Color, Move, Position, Value};
+use morris_db::{Color, Move, Outcome, Position, Value};
 use morris_probe::Database;
 
 use crate::{read_position, DbArg, RulesArg};
@@ -59,15 +59,13 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     writeln!(out, "\n{}", pos.diagram(board))?;
     let mut ply = 0usize;
     loop {
-        if pos.legal_moves(rules).is_empty() {
-            let loser = pos.side_to_move;
-            let why = if pos.us().count_ones() + (pos.us_in_hand() as u32) < 3 {
-                format!("{loser} is down to {} stones", pos.us().count_ones())
-            } else {
-                format!("{loser} cannot move")
+        if let Some(over) = pos.game_over(rules) {
+            let verdict = match over.outcome {
+                Outcome::Loss(loser) if loser == human => "you lose",
+                Outcome::Loss(_) => "you win",
+                Outcome::Draw => "a draw",
             };
-            let verdict = if loser == human { "you lose" } else { "you win" };
-            writeln!(out, "game over after {ply} plies: {why}; {verdict}.")?;
+            writeln!(out, "game over after {ply} plies: {}; {verdict}.", over.why())?;
             return Ok(ExitCode::SUCCESS);
         }
         if pos.side_to_move != human {

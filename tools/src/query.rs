@@ -104,8 +104,8 @@ pub fn analyze(args: QueryArgs) -> anyhow::Result<ExitCode> {
     let (value, malom) = db.value(&pos)?;
     writeln!(out, "position: {}  value: {}", pos.to_text(db.rules().board()), shown(value, malom))?;
     let moves = db.analyze(&pos)?;
-    if moves.is_empty() {
-        writeln!(out, "no legal move: {} has lost", pos.side_to_move)?;
+    if let Some(over) = pos.game_over(db.rules()) {
+        writeln!(out, "no legal move: {over}")?;
     }
     for (mv, v, malom) in moves {
         writeln!(out, "{:<10} {}", mv.notation(db.rules().board()), shown(v, malom))?;
@@ -119,9 +119,10 @@ pub fn bestmove(args: QueryArgs) -> anyhow::Result<ExitCode> {
     let (db, pos) = open(&args)?;
     match db.analyze(&pos)?.into_iter().next() {
         Some((mv, v, malom)) => writeln!(out, "{} {}", mv.notation(db.rules().board()), shown(v, malom))?,
-        None => {
-            writeln!(out, "none: the game is over, {} has lost", pos.side_to_move)?;
-        }
+        None => match pos.game_over(db.rules()) {
+            Some(over) => writeln!(out, "none: the game is over, {over}")?,
+            None => writeln!(out, "none")?,
+        },
     }
     Ok(ExitCode::SUCCESS)
 }
