@@ -56,7 +56,7 @@ impl Value {
     /// to move at the end) and at most [`MAX_DTM`].
     #[inline]
     pub fn loss(plies: u16) -> Option<Value> {
-        (plies % 2 == 0 && plies <= MAX_DTM).then_some(Value::Loss(plies))
+        (plies % 2 != 1 && plies <= MAX_DTM).then_some(Value::Loss(plies))
     }
 
     /// Decodes a table entry; `None` for the padding entry.
