@@ -27,7 +27,7 @@ pub use fen::FenError;
 pub use index::{Indexer, SectorIndex};
 pub use moves::{Move, MoveError, Outcome};
 pub use position::{Color, Position, PositionError};
-pub use rules::{Overrides, RuleSet, RulesError, UnknownPreset};
+pub use rules::{Overrides, RuleSet, RulesError, SectorError, UnknownPreset};
 pub use sector::Sector;
 pub use store::{FileKind, Store};
 pub use table::{Table, TableError, TableHeader};

@@ -53,7 +53,6 @@
 //! Everything above was checked on real files (`tests/tests/malom.rs`).
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -328,7 +327,7 @@ impl SectorValues {
     /// [`TableError::Io`] when it cannot be read, [`TableError::Corrupt`] as
     /// in [`SectorValues::parse`].
     pub fn read(path: &Path) -> Result<SectorValues, TableError> {
-        let text = std::fs::read_to_string(path).map_err(|e| TableError::Io { path: path.to_path_buf(), source: e })?;
+        let text = std::fs::read_to_string(path).map_err(|e| TableError::Io { path: path.to_path_buf(), error: e })?;
         SectorValues::parse(&text, path)
     }
 
@@ -406,8 +405,8 @@ impl MalomSector {
     ) -> Result<MalomSector, TableError> {
         let corrupt =
             |field: &'static str, detail: String| TableError::Corrupt { path: path.to_path_buf(), field, detail };
-        let io = |e: std::io::Error| TableError::Io { path: path.to_path_buf(), source: e };
-        let file = match File::open(path) {
+        let io = |e: std::io::Error| TableError::Io { path: path.to_path_buf(), error: e };
+        let file = match morris_db::mapped::open_file(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(TableError::Missing { sector, path: path.to_path_buf() })
@@ -451,13 +450,7 @@ impl MalomSector {
         if let Some(o) = (13..HEADER_SIZE).find(|&o| map[o] != 0) {
             return Err(corrupt("header", format!("byte {o} is {}, expected 0", map[o])));
         }
-        if !rules.sector_fits(sector) {
-            return Err(corrupt(
-                "file name",
-                format!("sector {sector} does not exist under rule set `{}`", rules.name()),
-            ));
-        }
-        let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+        let index = rules.sector_index(sector).map_err(|e| corrupt("file name", e.to_string()))?;
         let slots = index.len();
         let entries_end = HEADER_SIZE as u64 + ENTRY_BYTES as u64 * slots;
         let size_error =

@@ -34,7 +34,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_sector)]
     sectors: Vec<Sector>,
     /// How many mismatches to print per sector (the first in slot order).
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = crate::number::<usize>(1..=1_000_000))]
     show: usize,
     /// No progress bar.
     #[arg(long, short)]
@@ -59,11 +59,14 @@ fn list(sectors: &[Sector]) -> String {
 
 /// Runs `morris compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    run_to(args, &mut std::io::stdout().lock())
+    run_to(args, &mut crate::output::stdout())
 }
 
 fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let rules = args.rules.rule_set()?;
+    for &s in &args.sectors {
+        rules.check_sector(s)?;
+    }
     let board = rules.board().clone();
     let ours = Database::open(&args.db, rules.clone())?;
     let malom = MalomDatabase::open(&args.malom, rules.clone())?;
@@ -97,18 +100,18 @@ fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     };
     writeln!(
         out,
-        "rule set {}: our tables in {}, Malom's ({}) in {}; comparing {} sectors",
+        "rule set {}: our tables in {}, Malom's ({}) in {}; comparing {}",
         rules.name(),
         args.db.display(),
         malom.game().prefix(),
         args.malom.display(),
-        todo.len()
+        crate::plural(todo.len() as u64, "sector", "sectors")
     )?;
     if todo.is_empty() {
         writeln!(out, "no sector is present in both directories: nothing compared")?;
         return Ok(ExitCode::FAILURE);
     }
-    let slots: u64 = todo.iter().map(|s| rules.indexer().sector(s.w as usize, s.b as usize).len()).sum();
+    let slots: u64 = todo.iter().map(|s| rules.sector_index(*s).map(|i| i.len())).sum::<Result<u64, _>>()?;
     let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(slots) };
     bar.set_style(
         ProgressStyle::with_template(
@@ -122,7 +125,12 @@ fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         bar.set_prefix(format!("compare {sector}"));
         let c: SectorComparison = compare_sector(&ours, &malom, sector, args.show, &|n| bar.inc(n))?;
         bar.suspend(|| -> std::io::Result<()> {
-            writeln!(out, "sector {sector}: {} positions compared, {} mismatches", c.compared, c.mismatches)?;
+            writeln!(
+                out,
+                "sector {sector}: {} compared, {}",
+                crate::plural(c.compared, "position", "positions"),
+                crate::plural(c.mismatches, "mismatch", "mismatches")
+            )?;
             for m in &c.examples {
                 let theirs = match &m.malom {
                     Ok(v) => format!("{:?}", v.value),
@@ -156,9 +164,11 @@ fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let seconds = start.elapsed().as_secs_f64();
     writeln!(
         out,
-        "compared {compared} positions in {} sectors in {seconds:.2} s ({:.1} M positions/s): {mismatches} mismatches{}",
-        todo.len(),
+        "compared {} in {} in {seconds:.2} s ({:.1} M positions/s): {}{}",
+        crate::plural(compared, "position", "positions"),
+        crate::plural(todo.len() as u64, "sector", "sectors"),
         compared as f64 / seconds.max(1e-9) / 1e6,
+        crate::plural(mismatches, "mismatch", "mismatches"),
         if layout > 0 { format!(", {layout} layout differences") } else { String::new() }
     )?;
     if args.sectors.is_empty() {

@@ -24,7 +24,7 @@ pub struct CompressArgs {
     #[command(flatten)]
     db: DbArg,
     /// zstd level, 1 (fastest) to 19 (smallest).
-    #[arg(long, default_value_t = DEFAULT_LEVEL, value_parser = clap::value_parser!(i32).range(1..=19))]
+    #[arg(long, default_value_t = DEFAULT_LEVEL, value_parser = crate::number::<i32>(1..=19))]
     level: i32,
     /// Delete each `.mtb` table once its compressed form is written and
     /// every slot of it checked against the original.
@@ -34,7 +34,7 @@ pub struct CompressArgs {
 
 /// Runs `morris compress`.
 pub fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let dir = &args.db.db;
     let store = Store::new(dir);
@@ -48,7 +48,7 @@ pub fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
     let (mut positions, mut before, mut after) = (0u64, 0u64, 0u64);
     writeln!(out, "{:<9} {:>14} {:>14} {:>14} {:>10}", "sector", "positions", ".mtb bytes", ".mtz bytes", "bytes/pos")?;
     for sector in sectors {
-        let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+        let len = rules.sector_index(sector)?.len();
         let source = Table::open(dir, &rules, sector, len)?;
         source.verify_checksum()?;
         let path = store.path(rules.name(), sector, FileKind::Compressed);

@@ -28,7 +28,7 @@ pub struct ExportWdlArgs {
 
 /// Runs `morris export-wdl`.
 pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let dir = &args.db.db;
     let sectors = Store::new(dir)
@@ -42,7 +42,7 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
     let (mut positions, mut dtm_bytes, mut wdl_bytes, mut kept) = (0u64, 0u64, 0u64, 0usize);
     writeln!(out, "{:<9} {:>14} {:>14} {:>14} {:>10}", "sector", "positions", "DTM bytes", "WDL bytes", "bytes/pos")?;
     for sector in sectors {
-        let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+        let len = rules.sector_index(sector)?.len();
         let table = Table::open(dir, &rules, sector, len)?;
         table.verify_checksum()?;
         let path = wdl_path(&args.out, &rules, sector);

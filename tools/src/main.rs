@@ -9,6 +9,7 @@ mod compare;
 mod compress;
 mod export;
 mod line;
+mod output;
 mod perft;
 mod plan;
 mod play;
@@ -120,7 +121,7 @@ pub struct RulesArg {
     #[arg(long, default_value = "nine", value_name = "PRESET")]
     pub rules: String,
     /// Custom rule set: stones per player.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = number::<u8>(3..=12))]
     pub stones: Option<u8>,
     /// Custom rule set: a player with 3 stones flies.
     #[arg(long, conflicts_with = "no_flying")]
@@ -173,6 +174,55 @@ impl RulesArg {
             return Ok(preset);
         }
         Ok(preset.with_overrides(&overrides)?)
+    }
+}
+
+/// `n` and a noun in the number `n` asks for: `1 table`, `2 tables`,
+/// `1 ply`, `0 plies`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The value parser of every numeric option: a whole number in `range`.
+/// Anything else (a negative number, a word, a value out of range) is
+/// refused by clap with a message that names the option and the range, and
+/// exit code 2.
+pub fn number<T>(range: impl std::ops::RangeBounds<u64>) -> clap::builder::RangedU64ValueParser<T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    clap::builder::RangedU64ValueParser::<T>::new().range(range)
+}
+
+/// The most worker threads any subcommand starts.
+pub const MAX_THREADS: u64 = 1024;
+
+/// The worker threads option of the subcommands that work in parallel
+/// (`solve`, `verify`, `prove`, `bench-probe`): the same meaning in each.
+#[derive(Args, Clone, Copy)]
+pub struct ThreadsArg {
+    /// Worker threads; 0 or absent: one per core.
+    #[arg(long, value_name = "N", value_parser = number::<usize>(0..=MAX_THREADS))]
+    pub threads: Option<usize>,
+}
+
+impl ThreadsArg {
+    /// The number of threads: the option's value, or one per core when it
+    /// is absent or 0.
+    pub fn count(&self) -> usize {
+        match self.threads {
+            Some(n) if n > 0 => n,
+            _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+
+    /// A thread pool of [`ThreadsArg::count`] threads.
+    ///
+    /// # Errors
+    /// When the operating system refuses to start the threads.
+    pub fn pool(&self) -> anyhow::Result<rayon::ThreadPool> {
+        use anyhow::Context as _;
+        rayon::ThreadPoolBuilder::new().num_threads(self.count()).build().context("cannot start the worker threads")
     }
 }
 
@@ -247,6 +297,24 @@ pub fn read_position(words: &[String], fen: &[String], rules: &RuleSet) -> anyho
     Ok(Some(Position::read_for(&text, rules)?))
 }
 
+/// An error and its causes, `: `-separated, each cause once: a cause whose
+/// text already ends the message (an error that shows its source in its own
+/// text and also returns it as its source) is not repeated.
+fn message(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.ends_with(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -272,12 +340,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            if e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            }) {
-                return ExitCode::SUCCESS;
-            }
-            eprintln!("error: {e:#}");
+            output::errln!("error: {}", message(&e));
             ExitCode::FAILURE
         }
     }

@@ -10,6 +10,10 @@ use rayon::prelude::*;
 
 use crate::{RulesArg, StartArg};
 
+/// The deepest perft asked for: far beyond what finishes (the count grows
+/// about tenfold per ply), and shallow enough for the recursion's stack.
+const MAX_DEPTH: u64 = 64;
+
 /// Arguments of `morris perft`.
 #[derive(Args)]
 pub struct PerftArgs {
@@ -17,7 +21,7 @@ pub struct PerftArgs {
     rules: RulesArg,
     /// Length of the move sequences, in plies (a move with its removals is
     /// one ply).
-    #[arg(long, short, value_name = "D")]
+    #[arg(long, short, value_name = "D", value_parser = crate::number::<u32>(0..=MAX_DEPTH))]
     depth: u32,
     /// One line per legal first move with the count below it.
     #[arg(long)]
@@ -29,7 +33,7 @@ pub struct PerftArgs {
 /// Runs `morris perft`: prints the count (with `--divide`, `<move> <count>`
 /// per first move, then `total <count>`).
 pub fn run(args: PerftArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let pos = args.position.parse(&rules)?;
     if args.depth == 0 {

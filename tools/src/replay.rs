@@ -39,7 +39,7 @@ pub struct ReplayArgs {
 
 /// Runs `morris replay`.
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let board = rules.board();
     let text = if args.file.as_os_str() == "-" {

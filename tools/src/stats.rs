@@ -53,14 +53,7 @@ fn check(path: &Path, name: &str, sector: Sector) -> anyhow::Result<TableHeader>
     let named =
         NamedRules::parse(name).with_context(|| format!("{}: file name names no known rule set", path.display()))?;
     let rules = &named.preset;
-    if !rules.sector_fits(sector) {
-        anyhow::bail!(
-            "{}: file name names sector {sector}, which rule set `{}` cannot have",
-            path.display(),
-            rules.name()
-        );
-    }
-    let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+    let len = rules.sector_index(sector).with_context(|| format!("{}: the file name's sector", path.display()))?.len();
     if named.fingerprint_prefix.is_none() {
         table.check(rules, sector, len)?;
         return Ok(table.header().clone());
@@ -103,7 +96,7 @@ fn twin_problem(twin: &Path, name: &str, original: &TableHeader) -> Option<Strin
 
 /// Runs `morris stats`.
 pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let dir = &args.db.db;
     let store = Store::new(dir);
     let mut tables = store.tables().with_context(|| format!("cannot read database directory {}", dir.display()))?;
@@ -128,7 +121,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
         match check(&t.path, &t.rules_name, t.sector) {
             Ok(header) => {
                 if let Some(problem) = t.twin.as_deref().and_then(|twin| twin_problem(twin, &t.rules_name, &header)) {
-                    eprintln!(
+                    crate::output::errln!(
                         "warning: {problem}; every command reads {} instead (which passed): remove the `.mtz` file or run `morris compress` again",
                         t.path.display()
                     );
@@ -136,7 +129,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                 rows.push(Row { header });
             }
             Err(e) => {
-                eprintln!("error: {e:#}");
+                crate::output::errln!("error: {e:#}");
                 failed += 1;
             }
         }
@@ -208,11 +201,19 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                     h.entry_count as f64 / h.canonical_positions.max(1) as f64
                 )?;
             }
-            writeln!(out, "{} tables, {} canonical positions", rows.len(), total)?;
+            writeln!(
+                out,
+                "{}, {}",
+                crate::plural(rows.len() as u64, "table", "tables"),
+                crate::plural(total, "canonical position", "canonical positions")
+            )?;
         }
     }
     if failed > 0 {
-        eprintln!("error: {failed} of {} tables failed their checks", tables.len());
+        crate::output::errln!(
+            "error: {failed} of {} failed their checks",
+            crate::plural(tables.len() as u64, "table", "tables")
+        );
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)

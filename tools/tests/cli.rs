@@ -160,7 +160,7 @@ fn one_thread_solves_the_same_tables_as_several() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     let out = ok(&["solve", "--rules", "nine", "--max-stones", "7", "--threads", "1", "--db", s(&db), "-q"]);
-    contains_all(&out, &["solved 3 tables", "1 threads"], "solve --threads 1");
+    contains_all(&out, &["solved 3 tables", "1 thread,"], "solve --threads 1");
     let one = snapshot(&db);
     let many = snapshot(db7());
     assert_eq!(one.len(), many.len());
@@ -178,7 +178,7 @@ fn solve_removes_stale_temporary_files() {
     let other = dir.path().join("nine_4_4_0_0.mtb.tmp");
     fs::write(&other, b"").unwrap();
     let out = ok(&["solve", "--max-stones", "6", "--db", s(dir.path()), "-q"]);
-    contains_all(&out, &["solved 1 tables"], "solve");
+    contains_all(&out, &["solved 1 table"], "solve");
     assert!(!stale.exists(), "{} is still there", stale.display());
     assert!(!other.exists(), "{} is still there", other.display());
     assert!(dir.path().join("nine_3_3_0_0.mtb").is_file());
@@ -709,7 +709,7 @@ fn a_changed_payload_byte_is_caught_by_the_checksum() {
 fn a_table_of_another_rule_set_is_refused() {
     let other = tempfile::tempdir().unwrap();
     let out = ok(&["solve", "--rules", "nine-noflying", "--max-stones", "6", "--db", s(other.path()), "-q"]);
-    contains_all(&out, &["nine-noflying", "solved 1 tables"], "solve nine-noflying");
+    contains_all(&out, &["nine-noflying", "solved 1 table"], "solve nine-noflying");
     let foreign = other.path().join("nine-noflying_3_3_0_0.mtb");
     // It probes fine under its own rule set.
     ok(&["probe", "--rules", "nine-noflying", "--db", s(other.path()), DRAWN[0]]);
@@ -949,7 +949,7 @@ fn prove_gives_the_published_start_values_by_both_searches() {
     let out = ok(&["prove", "--rules", "three", "--db", s(dir.path()), "--divide", "--check", "-q"]);
     contains_all(
         &out,
-        &["b2       win", "a1       draw", "b1       loss", ": win (by search)", "placement tables agree"],
+        &["b2       Win", "a1       Draw", "a2       Loss", ": Win (by search)", "placement tables agree"],
         "prove",
     );
     let out = ok(&["prove", "--rules", "three", "--db", s(dir.path()), "--dtm", "--divide", "--check"]);
@@ -959,7 +959,7 @@ fn prove_gives_the_published_start_values_by_both_searches() {
     let six = tempfile::tempdir().unwrap();
     ok(&["solve", "--rules", "six", "--db", s(six.path()), "-q"]);
     let out = ok(&["prove", "--rules", "six", "--db", s(six.path()), "--threads", "1", "-q"]);
-    contains_all(&out, &["`W: B: w 6 6`: draw (by search)"], "prove six");
+    contains_all(&out, &["`W: B: w 6 6`: Draw (by search)"], "prove six");
     // A placement position needs no placement table; a missing sliding one is named.
     let err = fails(&["prove", "--rules", "six", "--db", s(dir.path()), "-q"]);
     contains_all(&err, &["six_"], "prove without tables");

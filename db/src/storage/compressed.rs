@@ -250,7 +250,7 @@ pub fn compress_table(table: &Table, path: &Path, level: i32) -> Result<Compress
     let source = table.header();
     let entry_count = source.entry_count;
     let block_count = entry_count.div_ceil(BLOCK_ENTRIES as u64);
-    let io_error = |e: io::Error| TableError::Io { path: path.to_path_buf(), source: e };
+    let io_error = |e: io::Error| TableError::Io { path: path.to_path_buf(), error: e };
     let unreadable = |slot: u64| TableError::Corrupt {
         path: table.path().to_path_buf(),
         field: "payload",

@@ -70,12 +70,14 @@ pub enum TableError {
         path: PathBuf,
     },
     /// Reading or writing failed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The operating system's error.
-        source: io::Error,
+        /// The operating system's error. Shown in the message and so not
+        /// also given as [`std::error::Error::source`], which would make an
+        /// error chain print it twice.
+        error: io::Error,
     },
     /// A header field or the file size is wrong.
     #[error("{path}: corrupt table: {field}: {detail}")]
@@ -120,7 +122,7 @@ impl TableError {
     }
 
     fn io(path: &Path, source: io::Error) -> TableError {
-        TableError::Io { path: path.to_path_buf(), source }
+        TableError::Io { path: path.to_path_buf(), error: source }
     }
 }
 
@@ -372,7 +374,7 @@ impl Table {
     /// [`TableError::Io`] if it cannot be read, [`TableError::Corrupt`] for
     /// a bad header or a size that does not match the entry count.
     pub fn open_unchecked(path: &Path) -> Result<Table, TableError> {
-        let mut file = File::open(path).map_err(|e| TableError::io(path, e))?;
+        let mut file = crate::mapped::open_file(path).map_err(|e| TableError::io(path, e))?;
         let len = file.metadata().map_err(|e| TableError::io(path, e))?.len();
         if len < HEADER_SIZE as u64 {
             let mut bytes = Vec::new();

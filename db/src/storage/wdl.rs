@@ -206,7 +206,7 @@ fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> Table
 }
 
 fn io_error(path: &Path, source: io::Error) -> TableError {
-    TableError::Io { path: path.to_path_buf(), source }
+    TableError::Io { path: path.to_path_buf(), error: source }
 }
 
 /// The header of a WDL file.
@@ -424,7 +424,7 @@ impl WdlTable {
     /// [`TableError::Io`] if it cannot be read, [`TableError::Corrupt`] for
     /// a bad header or a size that does not match the entry count.
     pub fn open_unchecked(path: &Path) -> Result<WdlTable, TableError> {
-        let mut file = File::open(path).map_err(|e| io_error(path, e))?;
+        let mut file = crate::mapped::open_file(path).map_err(|e| io_error(path, e))?;
         let len = file.metadata().map_err(|e| io_error(path, e))?.len();
         if len < HEADER_SIZE as u64 {
             let mut bytes = Vec::new();
