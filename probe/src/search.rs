@@ -226,11 +226,14 @@ impl TranspositionTable {
         let buckets = entries / WAYS;
         let bucket_bits = (usize::BITS - 1 - buckets.max(1).leading_zeros()).max(MIN_BUCKET_BITS);
         let len = WAYS.checked_shl(bucket_bits).filter(|&n| n >> bucket_bits == WAYS).unwrap_or(usize::MAX);
-        let mut words = Vec::new();
-        words.try_reserve_exact(len)?;
-        words.resize_with(len, || AtomicU64::new(0));
+        // Ask for the memory fallibly first, then build the table as before:
+        // a vector of zeros collected from an iterator, which the allocator
+        // hands out as zeroed pages that are only touched when used (a 1 GiB
+        // table for a small search stays small in memory, and costs no time
+        // to clear).
+        Vec::<AtomicU64>::new().try_reserve_exact(len)?;
         Ok(TranspositionTable {
-            words,
+            words: (0..len).map(|_| AtomicU64::new(0)).collect(),
             bucket_bits,
             busy: (0..1usize << BUSY_BITS).map(|_| AtomicU64::new(0)).collect(),
         })

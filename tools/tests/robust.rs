@@ -327,6 +327,8 @@ fn numeric_options_are_range_checked_with_a_message() {
         (&["bench", "--rules", "three", "--runs", "0"], "--runs"),
         (&["solve", "--rules", "three", "--max-stones", "1000"], "--max-stones"),
         (&["verify", "--rules", "three", "--threads", "100000"], "--threads"),
+        (&["solve", "--rules", "three", "--threads", "-1"], "--threads"),
+        (&["bench-probe", "--rules", "three", "--positions", "-5"], "--positions"),
         (&["line", "--rules", "three", "--plies", "-3"], "--plies"),
     ] {
         let mut args = args.to_vec();
