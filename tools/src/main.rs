@@ -3,6 +3,7 @@
 //! A thin command line over `morris-solver` and `morris-probe`; every
 //! subcommand lives in its own module.
 
+mod bars;
 mod bench;
 mod bench_probe;
 mod compare;
@@ -352,9 +353,36 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             output::errln!("error: {}", message(&e));
+            if let Some(advice) = advice(&e) {
+                output::errln!("hint: {advice}");
+            }
             ExitCode::FAILURE
         }
     }
+}
+
+/// The command to run about a missing table (the libraries say what is
+/// missing, not which command makes it).
+fn advice(e: &anyhow::Error) -> Option<String> {
+    use morris_probe::{MissingHint, ProbeError};
+    let Some(ProbeError::MissingTable { dir, hint, .. }) = e.chain().find_map(|c| c.downcast_ref::<ProbeError>())
+    else {
+        return None;
+    };
+    let dir = dir.display();
+    Some(match hint {
+        MissingHint::OtherRuleSets(_) => "is `--rules` right?".to_string(),
+        MissingHint::Unsolved { rules, placement: false } => {
+            format!("solve it with `morris solve --rules {rules} --db {dir}`")
+        }
+        MissingHint::Unsolved { rules, placement: true } => {
+            format!("solve the placement tables with `morris solve --rules {rules} --phase all --db {dir}`")
+        }
+        MissingHint::NotExported { rules } => {
+            format!("export it from a solved database with `morris export-wdl --rules {rules} --db DIR --out {dir}`")
+        }
+        MissingHint::NotInMalom { .. } | MissingHint::InMalomFull { .. } => return None,
+    })
 }
 
 #[cfg(test)]
