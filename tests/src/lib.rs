@@ -7,4 +7,4 @@ pub mod damage;
 pub mod reference;
 pub mod reference_game;
 
-pub use reference::{ref_children, solve_nine_small, RefValue, REF_POINTS};
+pub use reference::{ref_children, ref_children_in, solve_nine_small, solve_small, RefValue, REF_POINTS};

@@ -1,5 +1,6 @@
 //! A deliberately simple reference solver for the small sliding sectors of
-//! rule set `nine`, written from RULES.md alone (it shares no code with
+//! rule set `nine` and of `nine-noflying` (the same game without flying),
+//! written from RULES.md alone (it shares no code with
 //! `morris-db`): no symmetry, no index, every position explicit in a hash
 //! map, values from a ply-by-ply fixpoint of the Bellman equations.
 //!
@@ -67,6 +68,9 @@ struct Board {
     mills_at: [Vec<u32>; 24],
     /// Points adjacent to each point.
     adj: [u32; 24],
+    /// Whether a player with exactly 3 stones flies (`nine`), or slides
+    /// like everyone else (`nine-noflying`).
+    flying: bool,
 }
 
 fn bit(name: &str) -> u32 {
@@ -74,12 +78,17 @@ fn bit(name: &str) -> u32 {
     1 << i
 }
 
-fn board() -> &'static Board {
-    static BOARD: std::sync::OnceLock<Board> = std::sync::OnceLock::new();
-    BOARD.get_or_init(make_board)
+fn board(flying: bool) -> &'static Board {
+    static FLYING: std::sync::OnceLock<Board> = std::sync::OnceLock::new();
+    static SLIDING: std::sync::OnceLock<Board> = std::sync::OnceLock::new();
+    if flying {
+        FLYING.get_or_init(|| make_board(true))
+    } else {
+        SLIDING.get_or_init(|| make_board(false))
+    }
 }
 
-fn make_board() -> Board {
+fn make_board(flying: bool) -> Board {
     let mut adj = [0u32; 24];
     let mut mills = Vec::new();
     let mut mills_at: [Vec<u32>; 24] = Default::default();
@@ -94,7 +103,7 @@ fn make_board() -> Board {
             adj[y.trailing_zeros() as usize] |= x;
         }
     }
-    Board { mills, mills_at, adj }
+    Board { mills, mills_at, adj, flying }
 }
 
 /// Iterates over the set bits of a mask as point indices.
@@ -132,7 +141,7 @@ impl Board {
     /// (opponent to move). Stops as soon as `f` returns false.
     fn for_each_child(&self, me: u32, opp: u32, mut f: impl FnMut(Option<Key>) -> bool) {
         let empty = ALL & !(me | opp);
-        let flying = me.count_ones() == 3;
+        let flying = self.flying && me.count_ones() == 3;
         let removable = self.removable(opp);
         for from in points(me) {
             let dests = if flying { empty } else { self.adj[from] & empty };
@@ -160,7 +169,7 @@ impl Board {
     fn unmoves(&self, key: Key, out: &mut Vec<Key>) {
         let (stm, prev) = key;
         let empty = ALL & !(stm | prev);
-        let flying = prev.count_ones() == 3;
+        let flying = self.flying && prev.count_ones() == 3;
         for to in points(prev) {
             if self.mill_at(prev, to) {
                 continue;
@@ -173,10 +182,10 @@ impl Board {
     }
 
     /// 3-4 positions from which a capture leads to the 3-3 position `key`:
-    /// the previous mover (3 stones, flying) moved a stone back from a
-    /// point of a mill it now has, and a stone of the side to move is put
-    /// back on an empty point. A superset is harmless (re-evaluation is by
-    /// forward generation).
+    /// the previous mover (3 stones: flying, or sliding without flying)
+    /// moved a stone back from a point of a mill it now has, and a stone of
+    /// the side to move is put back on an empty point. A superset is
+    /// harmless (re-evaluation is by forward generation).
     fn uncaptures(&self, key: Key, out: &mut Vec<Key>) {
         let (stm, prev) = key;
         let empty = ALL & !(stm | prev);
@@ -184,7 +193,8 @@ impl Board {
             if !self.mill_at(prev, to) {
                 continue;
             }
-            for from in points(empty) {
+            let froms = if self.flying { empty } else { self.adj[to] & empty };
+            for from in points(froms) {
                 let prev2 = (prev & !(1 << to)) | (1 << from);
                 for r in points(empty & !(1 << from)) {
                     out.push((prev2, stm | (1 << r)));
@@ -227,11 +237,15 @@ fn evaluate(b: &Board, map: &Map, key: Key, k: u16) -> Option<RefValue> {
         });
         // Every position has a move here (blocked ones were resolved at ply
         // 0), and a position whose children all became wins before ply k-1
-        // would have been resolved earlier.
-        all_wins.then(|| {
-            assert_eq!(longest + 1, k, "reference: inconsistent ply at {key:?}");
-            RefValue::Loss(k)
-        })
+        // would have been resolved earlier. A child outside the system (a
+        // capture into 3-3) may be a longer win than k-1: then the position
+        // is `Loss(longest + 1)`, resolved at that ply, when the un-captures
+        // of that child make it dirty again (this happens without flying).
+        if !all_wins || longest + 1 > k {
+            return None;
+        }
+        assert_eq!(longest + 1, k, "reference: inconsistent ply at {key:?}");
+        Some(RefValue::Loss(k))
     }
 }
 
@@ -313,7 +327,13 @@ fn dtm(v: RefValue) -> Option<u16> {
 /// i.e. sectors 3-3, 3-4 and 4-3 (side to move's stones - opponent's stones).
 /// Keys: (side to move's stones, opponent's stones) as bitmasks over REF_POINTS.
 pub fn solve_nine_small() -> FxHashMap<(u32, u32), RefValue> {
-    let b = board();
+    solve_small(true)
+}
+
+/// As [`solve_nine_small`], for `nine` (`flying`) or `nine-noflying`
+/// (`!flying`: a player with 3 stones slides to adjacent points only).
+pub fn solve_small(flying: bool) -> FxHashMap<(u32, u32), RefValue> {
+    let b = board(flying);
     let (threes, fours) = (sets(3), sets(4));
     let pairs = |xs: &[u32], ys: &[u32]| -> Vec<Key> {
         xs.par_iter().flat_map_iter(|&x| ys.iter().filter(move |&&y| x & y == 0).map(move |&y| (x, y))).collect()
@@ -357,8 +377,13 @@ pub fn solve_nine_small() -> FxHashMap<(u32, u32), RefValue> {
 /// opponent 2 stones, else the child's key (opponent to move). For checks
 /// of the reference's values against its own Bellman equations.
 pub fn ref_children(me: u32, opp: u32) -> Vec<Option<(u32, u32)>> {
+    ref_children_in(true, me, opp)
+}
+
+/// As [`ref_children`], with flying (`nine`) or without (`nine-noflying`).
+pub fn ref_children_in(flying: bool, me: u32, opp: u32) -> Vec<Option<(u32, u32)>> {
     let mut out = Vec::new();
-    board().for_each_child(me, opp, |c| {
+    board(flying).for_each_child(me, opp, |c| {
         out.push(c);
         true
     });

@@ -23,17 +23,20 @@ use std::sync::OnceLock;
 use morris_db::{Color, Position, RuleSet, Value};
 use morris_probe::Database;
 use morris_solver::{solve_sliding, SolveOptions};
-use morris_tests::{ref_children, solve_nine_small, RefValue, REF_POINTS};
+use morris_tests::{ref_children_in, solve_small, RefValue, REF_POINTS};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-/// The reference solution, computed once for both tests of this file.
-fn reference() -> &'static FxHashMap<(u32, u32), RefValue> {
-    static MAP: OnceLock<FxHashMap<(u32, u32), RefValue>> = OnceLock::new();
-    MAP.get_or_init(|| {
+/// The reference solution of `nine` (`flying`) or `nine-noflying`, computed
+/// once per rule set for all tests of this file.
+fn reference(flying: bool) -> &'static FxHashMap<(u32, u32), RefValue> {
+    static FLYING: OnceLock<FxHashMap<(u32, u32), RefValue>> = OnceLock::new();
+    static SLIDING: OnceLock<FxHashMap<(u32, u32), RefValue>> = OnceLock::new();
+    let cell = if flying { &FLYING } else { &SLIDING };
+    cell.get_or_init(|| {
         let start = Instant::now();
-        let map = solve_nine_small();
-        eprintln!("solve_nine_small: {:.1} s", start.elapsed().as_secs_f64());
+        let map = solve_small(flying);
+        eprintln!("solve_small(flying: {flying}): {:.1} s", start.elapsed().as_secs_f64());
         map
     })
 }
@@ -122,10 +125,10 @@ fn sector(key: (u32, u32)) -> (u32, u32) {
 }
 
 /// Checks the Bellman equations at one position; `None` if they hold.
-fn bellman_error(map: &FxHashMap<(u32, u32), RefValue>, key: (u32, u32)) -> Option<String> {
+fn bellman_error(flying: bool, map: &FxHashMap<(u32, u32), RefValue>, key: (u32, u32)) -> Option<String> {
     let v = map[&key];
     let children: Vec<RefValue> =
-        ref_children(key.0, key.1).into_iter().map(|c| c.map_or(RefValue::Loss(0), |k| map[&k])).collect();
+        ref_children_in(flying, key.0, key.1).into_iter().map(|c| c.map_or(RefValue::Loss(0), |k| map[&k])).collect();
     let min_loss = children
         .iter()
         .filter_map(|c| match c {
@@ -153,20 +156,15 @@ fn bellman_error(map: &FxHashMap<(u32, u32), RefValue>, key: (u32, u32)) -> Opti
     (v != expected).then(|| format!("{key:?}: {v:?}, children say {expected:?}"))
 }
 
-#[test]
-fn reference_matches_published_figures() {
-    let map = reference();
+/// The sectors of the reference, in the order of [`counts`].
+const SECTORS: [(u32, u32); 3] = [(3, 3), (3, 4), (4, 3)];
 
-    // Every position of the three sectors, and nothing else.
-    let c = |n: u64, k: u64| (0..k).fold(1u64, |a, i| a * (n - i) / (i + 1));
-    let total = c(24, 3) * c(21, 3) + 2 * c(24, 3) * c(21, 4);
-    assert_eq!(map.len() as u64, total);
-
-    // Counts over all positions, and over canonical ones.
-    let syms = symmetries();
-    assert_eq!(syms[0], std::array::from_fn(|i| i), "first symmetry is the identity");
+/// Counts of the reference's values per sector of [`SECTORS`]: over all
+/// positions, and over canonical ones (the least of its orbit under the
+/// symmetries `syms`).
+fn counts(map: &FxHashMap<(u32, u32), RefValue>, syms: &[[usize; 24]]) -> ([Counts; 3], [Counts; 3]) {
     let t = Instant::now();
-    let sectors = [(3, 3), (3, 4), (4, 3)];
+    let sectors = SECTORS;
     let (all, canonical) = map
         .par_iter()
         .fold(
@@ -197,9 +195,25 @@ fn reference_matches_published_figures() {
             },
         );
     eprintln!("counting: {:.1} s", t.elapsed().as_secs_f64());
+    (all, canonical)
+}
+
+#[test]
+fn reference_matches_published_figures() {
+    let map = reference(true);
+
+    // Every position of the three sectors, and nothing else.
+    let c = |n: u64, k: u64| (0..k).fold(1u64, |a, i| a * (n - i) / (i + 1));
+    let total = c(24, 3) * c(21, 3) + 2 * c(24, 3) * c(21, 4);
+    assert_eq!(map.len() as u64, total);
+
+    // Counts over all positions, and over canonical ones.
+    let syms = symmetries();
+    assert_eq!(syms[0], std::array::from_fn(|i| i), "first symmetry is the identity");
+    let (all, canonical) = counts(map, &syms);
     for s in 0..3 {
-        eprintln!("{:?} all:       {:?}", sectors[s], all[s]);
-        eprintln!("{:?} canonical: {:?}", sectors[s], canonical[s]);
+        eprintln!("{:?} all:       {:?}", SECTORS[s], all[s]);
+        eprintln!("{:?} canonical: {:?}", SECTORS[s], canonical[s]);
     }
     let published =
         |wins, losses, draws, longest_win, longest_loss| Counts { wins, losses, draws, longest_win, longest_loss };
@@ -234,7 +248,7 @@ fn reference_matches_published_figures() {
             (_, RefValue::Draw) => sample(key) == 0,
             _ => sample(key) < 16,
         })
-        .filter_map(|(&key, _)| bellman_error(map, key))
+        .filter_map(|(&key, _)| bellman_error(true, map, key))
         .collect();
     assert!(errors.is_empty(), "{} errors, e.g. {:?}", errors.len(), &errors[..errors.len().min(5)]);
     eprintln!("Bellman check: {:.1} s", t.elapsed().as_secs_f64());
@@ -246,7 +260,18 @@ fn names(set: u32) -> String {
 
 #[test]
 fn real_solver_agrees_with_reference() {
-    let rules = RuleSet::preset("nine").expect("preset nine");
+    real_solver_agrees("nine", true);
+}
+
+#[test]
+fn real_solver_agrees_with_reference_without_flying() {
+    real_solver_agrees("nine-noflying", false);
+}
+
+/// The real solver of preset `preset` against the reference with or without
+/// flying, on every position of 3-3, 3-4 and 4-3.
+fn real_solver_agrees(preset: &str, flying: bool) {
+    let rules = RuleSet::preset(preset).expect("preset");
     let dir = tempfile::tempdir().expect("temp dir");
 
     let start = Instant::now();
@@ -255,7 +280,7 @@ fn real_solver_agrees_with_reference() {
     solve_sliding(&rules, dir.path(), &options).expect("real solver");
     eprintln!("real solver: {:.1} s", start.elapsed().as_secs_f64());
 
-    let reference = reference();
+    let reference = reference(flying);
 
     // Reference bit i is the database point named REF_POINTS[i].
     let to_db: Vec<u32> = REF_POINTS
@@ -296,4 +321,51 @@ fn real_solver_agrees_with_reference() {
         mismatches[..mismatches.len().min(10)].join("\n")
     );
     assert_eq!(reference.len(), 26_919_200);
+}
+
+/// Issue 14: the committed counts of `nine-noflying`'s smallest sectors
+/// (`results/nine-noflying-sliding.csv`, `morris stats` of the solved
+/// tables) are those of the reference without flying, which shares no code
+/// with the solver: canonical wins, losses, draws and longest DTMs of 3-3,
+/// 3-4 and 4-3. Also the reference's own Bellman equations, as for `nine`.
+#[test]
+fn reference_without_flying_matches_the_committed_results() {
+    let map = reference(false);
+    let c = |n: u64, k: u64| (0..k).fold(1u64, |a, i| a * (n - i) / (i + 1));
+    assert_eq!(map.len() as u64, c(24, 3) * c(21, 3) + 2 * c(24, 3) * c(21, 4));
+    let (_, canonical) = counts(map, &symmetries());
+    let csv = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../results/nine-noflying-sliding.csv"))
+        .expect("results/nine-noflying-sliding.csv");
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = |name: &str| header.iter().position(|&h| h == name).unwrap_or_else(|| panic!("column {name}"));
+    for (i, (w, b)) in SECTORS.iter().enumerate() {
+        let name = format!("{w}-{b}");
+        let row: Vec<&str> = lines
+            .clone()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .find(|f| f[col("sector")] == name)
+            .unwrap_or_else(|| panic!("row {name}"));
+        let num = |c: &str| row[col(c)].parse::<u64>().unwrap_or(0);
+        let committed = Counts {
+            wins: num("wins"),
+            losses: num("losses"),
+            draws: num("draws"),
+            longest_win: num("max_win") as u16,
+            longest_loss: num("max_loss") as u16,
+        };
+        assert_eq!(canonical[i], committed, "{name}");
+        let r = canonical[i];
+        assert_eq!(num("positions"), r.wins + r.losses + r.draws, "{name}");
+    }
+    let errors: Vec<String> = map
+        .par_iter()
+        .filter(|&(&key, &v)| match (sector(key), v) {
+            ((3, 3), _) => true,
+            (_, RefValue::Draw) => sample(key) == 0,
+            _ => sample(key) < 16,
+        })
+        .filter_map(|(&key, _)| bellman_error(false, map, key))
+        .collect();
+    assert!(errors.is_empty(), "{} errors, e.g. {:?}", errors.len(), &errors[..errors.len().min(5)]);
 }
