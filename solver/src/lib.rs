@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_db::table::{table_path, write_table};
-use morris_db::{RuleSet, Sector, Table, TableError, TableHeader};
+use morris_db::{RuleSet, Sector, Store, Table, TableError, TableHeader};
 
 /// How to solve.
 #[derive(Debug, Clone)]
@@ -43,12 +43,13 @@ pub enum SolveError {
     #[error(transparent)]
     Table(#[from] TableError),
     /// The database directory could not be created or listed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The directory.
         path: PathBuf,
-        /// The operating system's error.
-        source: std::io::Error,
+        /// The operating system's error (in the message, so not also the
+        /// error's source: a chain would print it twice).
+        error: std::io::Error,
     },
     /// The rule set is not solved by this solver yet: its name in
     /// backquotes, then why in parentheses.
@@ -62,6 +63,23 @@ pub enum SolveError {
         /// What went wrong.
         detail: String,
     },
+}
+
+/// What a solve tells its caller while it runs ([`solve_sliding_with`],
+/// [`solve_all_with`]), so that a command line can say it at once.
+#[derive(Debug)]
+pub enum SolveEvent<'a> {
+    /// A table on disk cannot be used (damaged, cut short, of another rule
+    /// set or sector): it is solved again and replaced.
+    Damaged {
+        /// The sector.
+        sector: Sector,
+        /// What is wrong with the file; it names the file.
+        error: &'a TableError,
+    },
+    /// A pair of sliding sectors (or a placement sector, or a Lasker
+    /// placement pair) has been solved and its tables written.
+    Solved(&'a PairTiming),
 }
 
 /// What one solved sector holds.
@@ -131,6 +149,20 @@ pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
 /// handled yet; [`SolveError::Io`] when the directory cannot be used;
 /// [`SolveError::Table`] when a table cannot be written or read.
 pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Result<SolveReport, SolveError> {
+    solve_sliding_with(rules, dir, options, &|_| {})
+}
+
+/// [`solve_sliding`], telling `observer` of every damaged table found and
+/// every pair solved as it happens (with progress bars hidden meanwhile).
+///
+/// # Errors
+/// As [`solve_sliding`].
+pub fn solve_sliding_with(
+    rules: &RuleSet,
+    dir: &Path,
+    options: &SolveOptions,
+    observer: &dyn Fn(&SolveEvent),
+) -> Result<SolveReport, SolveError> {
     if !sliding_supported(rules) {
         return Err(SolveError::Unsupported(format!(
             "`{}` (one removal per mill: a double mill captures two stones, into a sector not opened)",
@@ -138,7 +170,7 @@ pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Res
         )));
     }
     let start = Instant::now();
-    let io = |source| SolveError::Io { path: dir.to_path_buf(), source };
+    let io = |error| SolveError::Io { path: dir.to_path_buf(), error };
     fs::create_dir_all(dir).map_err(io)?;
     remove_temporary_files(dir).map_err(io)?;
     let mut report = SolveReport::default();
@@ -160,10 +192,7 @@ pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Res
         let missing: Vec<Sector> = sectors
             .iter()
             .copied()
-            .filter(|&s| {
-                let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
-                Table::open(dir, rules, s, len).and_then(|t| t.verify_checksum()).is_err()
-            })
+            .filter(|&s| needs_solving(rules, dir, s, &|e| overall.suspend(|| observer(e))))
             .collect();
         if missing.is_empty() {
             report.skipped.extend(sectors);
@@ -172,17 +201,9 @@ pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Res
         }
         overall.set_message(format!("pair {w}-{b}"));
         let (solved, timing) = pair::solve_pair(rules, dir, Sector::sliding(w, b), &overall)?;
+        store(rules, dir, solved, &missing, &mut report)?;
+        overall.suspend(|| observer(&SolveEvent::Solved(&timing)));
         report.pairs.push(timing);
-        for (sector, entries) in solved {
-            let header = TableHeader::for_entries(rules, sector, &entries);
-            if missing.contains(&sector) {
-                write_table(&table_path(dir, rules, sector), &header, &entries)?;
-                report.positions += header.canonical_positions;
-                report.solved.push(SectorReport { sector, header });
-            } else {
-                report.skipped.push(sector);
-            }
-        }
         overall.inc(1);
     }
     overall.finish_and_clear();
@@ -212,6 +233,19 @@ fn sliding_supported(rules: &RuleSet) -> bool {
 /// against White (the tables are relative to the side to move, which does
 /// not tell White from Black there); otherwise as [`solve_sliding`].
 pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveReport, SolveError> {
+    solve_all_with(rules, dir, progress, &|_| {})
+}
+
+/// [`solve_all`], telling `observer` what happens as [`solve_sliding_with`].
+///
+/// # Errors
+/// As [`solve_all`].
+pub fn solve_all_with(
+    rules: &RuleSet,
+    dir: &Path,
+    progress: bool,
+    observer: &dyn Fn(&SolveEvent),
+) -> Result<SolveReport, SolveError> {
     if rules.lasker
         && rules.full_board == morris_db::rules::FullBoardOutcome::WhiteLoses
         && 2 * rules.stones as usize >= rules.board().len()
@@ -222,7 +256,7 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
         )));
     }
     let start = Instant::now();
-    let mut report = solve_sliding(rules, dir, &SolveOptions { max_stones: u32::MAX, progress })?;
+    let mut report = solve_sliding_with(rules, dir, &SolveOptions { max_stones: u32::MAX, progress }, observer)?;
     let units: Vec<Vec<Sector>> = if rules.lasker {
         placement::lasker_pairs(rules)
             .into_iter()
@@ -247,14 +281,8 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
     };
     for unit in units {
         bar.set_message(unit[0].to_string());
-        let missing: Vec<Sector> = unit
-            .iter()
-            .copied()
-            .filter(|&s| {
-                let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
-                Table::open(dir, rules, s, len).and_then(|t| t.verify_checksum()).is_err()
-            })
-            .collect();
+        let missing: Vec<Sector> =
+            unit.iter().copied().filter(|&s| needs_solving(rules, dir, s, &|e| bar.suspend(|| observer(e)))).collect();
         if missing.is_empty() {
             report.skipped.extend(unit);
             bar.inc(1);
@@ -273,17 +301,9 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
             };
             (vec![(unit[0], entries)], timing)
         };
+        store(rules, dir, solved, &missing, &mut report)?;
+        bar.suspend(|| observer(&SolveEvent::Solved(&timing)));
         report.pairs.push(timing);
-        for (sector, entries) in solved {
-            let header = TableHeader::for_entries(rules, sector, &entries);
-            if missing.contains(&sector) {
-                write_table(&table_path(dir, rules, sector), &header, &entries)?;
-                report.positions += header.canonical_positions;
-                report.solved.push(SectorReport { sector, header });
-            } else {
-                report.skipped.push(sector);
-            }
-        }
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -291,13 +311,55 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
     Ok(report)
 }
 
+/// Whether `sector`'s table must be solved: it is missing, or it is there
+/// but cannot be used (then `damaged` is told why before it is replaced).
+fn needs_solving(rules: &RuleSet, dir: &Path, sector: Sector, damaged: &dyn Fn(&SolveEvent)) -> bool {
+    let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+    match Table::open(dir, rules, sector, len).and_then(|t| t.verify_checksum()) {
+        Ok(()) => false,
+        Err(TableError::Missing { .. }) => true,
+        Err(error) => {
+            damaged(&SolveEvent::Damaged { sector, error: &error });
+            true
+        }
+    }
+}
+
+/// Writes the tables of `solved` that were `missing` (counting them in
+/// `report`; the others are kept as they are). A table written replaces
+/// both forms on disk: the compressed twin (`.mtz`) of a re-solved table
+/// is removed, so no stale copy stays beside the new `.mtb`.
+fn store(
+    rules: &RuleSet,
+    dir: &Path,
+    solved: Vec<(Sector, Vec<u16>)>,
+    missing: &[Sector],
+    report: &mut SolveReport,
+) -> Result<(), SolveError> {
+    for (sector, entries) in solved {
+        if !missing.contains(&sector) {
+            report.skipped.push(sector);
+            continue;
+        }
+        let header = TableHeader::for_entries(rules, sector, &entries);
+        let path = table_path(dir, rules, sector);
+        write_table(&path, &header, &entries)?;
+        let twin = path.with_extension(morris_db::compressed::COMPRESSED_EXTENSION);
+        match fs::remove_file(&twin) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => return Err(TableError::Io { path: twin, error }.into()),
+        }
+        report.positions += header.canonical_positions;
+        report.solved.push(SectorReport { sector, header });
+    }
+    Ok(())
+}
+
 /// Removes `*.tmp` files that an interrupted run left behind.
 fn remove_temporary_files(dir: &Path) -> std::io::Result<()> {
-    for entry in fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.extension().is_some_and(|e| e == "tmp") {
-            fs::remove_file(&path)?;
-        }
+    for path in Store::new(dir).temporary_files()? {
+        fs::remove_file(&path)?;
     }
     Ok(())
 }
