@@ -1,22 +1,24 @@
 //! Retrograde analysis of the morris family (DESIGN.md, "Solving"): fills
 //! the tables of a rule set pair of sectors by pair, in an order where every
 //! capture lands in a pair already solved, with exact DTM across sectors, in
-//! parallel with rayon, with indicatif progress, skipping tables already on
-//! disk. The sliding phase first; then the placement phase, sector by
+//! parallel with rayon, reporting progress to a [`Progress`] (the library
+//! draws nothing), skipping tables already on disk. The sliding phase first; then the placement phase, sector by
 //! sector in one pass each, or under the Lasker rule (where a player with
 //! stones in hand may move) pair by pair by retrograde analysis.
 #![warn(missing_docs)]
 
 mod pair;
 pub mod placement;
+pub mod progress;
+
+pub use progress::{NoProgress, Progress};
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use morris_db::table::{table_path, write_table};
-use morris_db::{RuleSet, Sector, Store, Table, TableError, TableHeader};
+use morris_db::{FileKind, RuleSet, Sector, Store, Table, TableError, TableHeader};
 
 /// How to solve.
 #[derive(Debug, Clone)]
@@ -24,7 +26,8 @@ pub struct SolveOptions {
     /// Solve the sliding sectors with `w + b <= max_stones` (stones on the
     /// board of both sides together).
     pub max_stones: u32,
-    /// Draw indicatif progress bars on standard error.
+    /// Kept for callers; the library draws nothing. Progress goes to the
+    /// [`Progress`] given to [`solve_sliding_with`].
     pub progress: bool,
 }
 
@@ -149,11 +152,11 @@ pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
 /// handled yet; [`SolveError::Io`] when the directory cannot be used;
 /// [`SolveError::Table`] when a table cannot be written or read.
 pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Result<SolveReport, SolveError> {
-    solve_sliding_with(rules, dir, options, &|_| {})
+    solve_sliding_with(rules, dir, options, &NoProgress)
 }
 
-/// [`solve_sliding`], telling `observer` of every damaged table found and
-/// every pair solved as it happens (with progress bars hidden meanwhile).
+/// As [`solve_sliding`], reporting to `progress`: one stage of `pairs`,
+/// a message per pair and per ply.
 ///
 /// # Errors
 /// As [`solve_sliding`].
@@ -161,7 +164,7 @@ pub fn solve_sliding_with(
     rules: &RuleSet,
     dir: &Path,
     options: &SolveOptions,
-    observer: &dyn Fn(&SolveEvent),
+    progress: &dyn Progress,
 ) -> Result<SolveReport, SolveError> {
     if !sliding_supported(rules) {
         return Err(SolveError::Unsupported(format!(
@@ -175,38 +178,25 @@ pub fn solve_sliding_with(
     remove_temporary_files(dir).map_err(io)?;
     let mut report = SolveReport::default();
     let pairs = sliding_pairs(rules, options.max_stones);
-    let overall = if options.progress {
-        let bar = ProgressBar::new(pairs.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} pairs, {elapsed} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_prefix(format!("solve {}", rules.name()));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    progress.begin(rules.name(), "pairs", pairs.len() as u64);
     for (w, b) in pairs {
         let sectors: Vec<Sector> =
             if w == b { vec![Sector::sliding(w, b)] } else { vec![Sector::sliding(w, b), Sector::sliding(b, w)] };
-        let missing: Vec<Sector> = sectors
-            .iter()
-            .copied()
-            .filter(|&s| needs_solving(rules, dir, s, &|e| overall.suspend(|| observer(e))))
-            .collect();
+        let missing: Vec<Sector> =
+            sectors.iter().copied().filter(|&s| needs_solving(rules, dir, s, progress)).collect();
         if missing.is_empty() {
             report.skipped.extend(sectors);
-            overall.inc(1);
+            progress.advance();
             continue;
         }
-        overall.set_message(format!("pair {w}-{b}"));
-        let (solved, timing) = pair::solve_pair(rules, dir, Sector::sliding(w, b), &overall)?;
+        progress.message(&format!("pair {w}-{b}"));
+        let (solved, timing) = pair::solve_pair(rules, dir, Sector::sliding(w, b), progress)?;
         store(rules, dir, solved, &missing, &mut report)?;
-        overall.suspend(|| observer(&SolveEvent::Solved(&timing)));
+        progress.event(&SolveEvent::Solved(&timing));
         report.pairs.push(timing);
-        overall.inc(1);
+        progress.advance();
     }
-    overall.finish_and_clear();
+    progress.finish();
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -233,19 +223,17 @@ fn sliding_supported(rules: &RuleSet) -> bool {
 /// against White (the tables are relative to the side to move, which does
 /// not tell White from Black there); otherwise as [`solve_sliding`].
 pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveReport, SolveError> {
-    solve_all_with(rules, dir, progress, &|_| {})
+    // `progress` is kept for callers; the library draws nothing.
+    let _ = progress;
+    solve_all_with(rules, dir, &NoProgress)
 }
 
-/// [`solve_all`], telling `observer` what happens as [`solve_sliding_with`].
+/// As [`solve_all`], reporting to `progress`: the stage of [`solve_sliding_with`],
+/// then one stage of placement sectors (or Lasker placement pairs).
 ///
 /// # Errors
 /// As [`solve_all`].
-pub fn solve_all_with(
-    rules: &RuleSet,
-    dir: &Path,
-    progress: bool,
-    observer: &dyn Fn(&SolveEvent),
-) -> Result<SolveReport, SolveError> {
+pub fn solve_all_with(rules: &RuleSet, dir: &Path, progress: &dyn Progress) -> Result<SolveReport, SolveError> {
     if rules.lasker
         && rules.full_board == morris_db::rules::FullBoardOutcome::WhiteLoses
         && 2 * rules.stones as usize >= rules.board().len()
@@ -256,7 +244,7 @@ pub fn solve_all_with(
         )));
     }
     let start = Instant::now();
-    let mut report = solve_sliding_with(rules, dir, &SolveOptions { max_stones: u32::MAX, progress }, observer)?;
+    let mut report = solve_sliding_with(rules, dir, &SolveOptions { max_stones: u32::MAX, progress: false }, progress)?;
     let units: Vec<Vec<Sector>> = if rules.lasker {
         placement::lasker_pairs(rules)
             .into_iter()
@@ -266,31 +254,18 @@ pub fn solve_all_with(
         placement::placement_sectors(rules).into_iter().map(|s| vec![s]).collect()
     };
     let what = if rules.lasker { "Lasker placement pairs" } else { "placement sectors" };
-    let bar = if progress {
-        let bar = ProgressBar::new(units.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template(&format!(
-                "{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {what}, {{elapsed}} {{msg}}"
-            ))
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_prefix(format!("solve {}", rules.name()));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    progress.begin(rules.name(), what, units.len() as u64);
     for unit in units {
-        bar.set_message(unit[0].to_string());
-        let missing: Vec<Sector> =
-            unit.iter().copied().filter(|&s| needs_solving(rules, dir, s, &|e| bar.suspend(|| observer(e)))).collect();
+        progress.message(&unit[0].to_string());
+        let missing: Vec<Sector> = unit.iter().copied().filter(|&s| needs_solving(rules, dir, s, progress)).collect();
         if missing.is_empty() {
             report.skipped.extend(unit);
-            bar.inc(1);
+            progress.advance();
             continue;
         }
         let t0 = Instant::now();
         let (solved, timing) = if rules.lasker {
-            pair::solve_pair(rules, dir, unit[0], &bar)?
+            pair::solve_pair(rules, dir, unit[0], progress)?
         } else {
             let entries = placement::solve_placement_sector(rules, dir, unit[0])?;
             let timing = PairTiming {
@@ -302,24 +277,24 @@ pub fn solve_all_with(
             (vec![(unit[0], entries)], timing)
         };
         store(rules, dir, solved, &missing, &mut report)?;
-        bar.suspend(|| observer(&SolveEvent::Solved(&timing)));
+        progress.event(&SolveEvent::Solved(&timing));
         report.pairs.push(timing);
-        bar.inc(1);
+        progress.advance();
     }
-    bar.finish_and_clear();
+    progress.finish();
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
 
 /// Whether `sector`'s table must be solved: it is missing, or it is there
-/// but cannot be used (then `damaged` is told why before it is replaced).
-fn needs_solving(rules: &RuleSet, dir: &Path, sector: Sector, damaged: &dyn Fn(&SolveEvent)) -> bool {
+/// but cannot be used (then `progress` is told why before it is replaced).
+fn needs_solving(rules: &RuleSet, dir: &Path, sector: Sector, progress: &dyn Progress) -> bool {
     let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
     match Table::open(dir, rules, sector, len).and_then(|t| t.verify_checksum()) {
         Ok(()) => false,
         Err(TableError::Missing { .. }) => true,
         Err(error) => {
-            damaged(&SolveEvent::Damaged { sector, error: &error });
+            progress.event(&SolveEvent::Damaged { sector, error: &error });
             true
         }
     }
@@ -344,7 +319,7 @@ fn store(
         let header = TableHeader::for_entries(rules, sector, &entries);
         let path = table_path(dir, rules, sector);
         write_table(&path, &header, &entries)?;
-        let twin = path.with_extension(morris_db::compressed::COMPRESSED_EXTENSION);
+        let twin = Store::new(dir).path(rules.name(), sector, FileKind::Compressed);
         match fs::remove_file(&twin) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

@@ -86,11 +86,17 @@ fn sectors_in(dir: &Path, rules: &RuleSet, wdl: bool) -> anyhow::Result<Vec<Sect
 
 /// `n` random canonical positions of `sectors`, each mapped by a random
 /// symmetry, with a random colour to move.
-fn sample(rules: &RuleSet, sectors: &[Sector], n: usize) -> Vec<Position> {
+///
+/// # Errors
+/// When a sector cannot exist under `rules`, or the memory for `n`
+/// positions (`--positions`) cannot be had.
+fn sample(rules: &RuleSet, sectors: &[Sector], n: usize) -> anyhow::Result<Vec<Position>> {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let syms = rules.board().symmetries();
-    let indexes: Vec<_> = sectors.iter().map(|s| rules.indexer().sector(s.w as usize, s.b as usize)).collect(); // sectors_in keeps only sectors that fit
-    let mut out = Vec::with_capacity(n);
+    let indexes = sectors.iter().map(|&s| rules.sector_index(s)).collect::<Result<Vec<_>, _>>()?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(n)
+        .map_err(|e| anyhow::anyhow!("cannot hold {n} positions in memory ({e}); give a smaller --positions"))?;
     while out.len() < n && !indexes.is_empty() {
         let index = &indexes[rng.below(indexes.len() as u64) as usize];
         let Some((us, them)) = index.position(rng.below(index.len())) else {
@@ -100,7 +106,7 @@ fn sample(rules: &RuleSet, sectors: &[Sector], n: usize) -> Vec<Position> {
         let color = if rng.next() & 1 == 0 { Color::White } else { Color::Black };
         out.push(Position::from_relative(sym.apply(us), sym.apply(them), color, 0, 0));
     }
-    out
+    Ok(out)
 }
 
 /// Probes per second per thread of `probe` over `positions`, on `threads`
@@ -152,14 +158,11 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
     }
     let threads = args.threads.count();
     let runs = args.runs.max(1);
-    let positions = sample(&rules, &sectors, args.positions.max(1));
+    let positions = sample(&rules, &sectors, args.positions.max(1))?;
     // The first query goes to the largest table, whose checksum takes longest.
-    let largest = sectors
-        .iter()
-        .copied()
-        .max_by_key(|s| rules.indexer().sector(s.w as usize, s.b as usize).len())
-        .unwrap_or(sectors[0]);
-    let first = sample(&rules, &[largest], 1)[0];
+    let largest =
+        sectors.iter().copied().max_by_key(|&s| rules.sector_index(s).map_or(0, |i| i.len())).unwrap_or(sectors[0]);
+    let first = sample(&rules, &[largest], 1)?[0];
     writeln!(
         out,
         "{} sampled from {} ({}), {} each, median reported",

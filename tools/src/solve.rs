@@ -8,6 +8,7 @@ use anyhow::Context;
 use clap::Args;
 use morris_solver::{solve_all_with, solve_sliding_with, SolveEvent, SolveOptions};
 
+use crate::bars::SolveBars;
 use crate::plan::Plan;
 use crate::{DbArg, RulesArg, ThreadsArg};
 
@@ -74,14 +75,14 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         plan.report(&rules, &args.db.db, args.force, &mut out)?;
     }
     let start = Instant::now();
-    let observer = |event: &SolveEvent| report_event(event, args.verbose);
+    let observer = SolveBars::new(args.quiet, |event: &SolveEvent| report_event(event, args.verbose));
     let report = match args.phase {
         Phase::Sliding => solve_sliding_with(&rules, &args.db.db, &options, &observer)?,
         Phase::All => {
             if args.max_stones.is_some() {
                 anyhow::bail!("--max-stones limits the sliding phase only; drop it with --phase all");
             }
-            solve_all_with(&rules, &args.db.db, !args.quiet, &observer)?
+            solve_all_with(&rules, &args.db.db, &observer)?
         }
     };
     let seconds = start.elapsed().as_secs_f64();
