@@ -657,10 +657,8 @@ impl MalomSector {
             field2
         };
         let win = a == self.win;
-        let dtm = u16::try_from(dtm)
-            .ok()
-            .filter(|&d| d <= morris_db::value::MAX_DTM && (d % 2 == 1) == win)
-            .ok_or_else(|| {
+        let value = u16::try_from(dtm).ok().and_then(|d| if win { Value::win(d) } else { Value::loss(d) }).ok_or_else(
+            || {
                 self.corrupt(
                     "payload",
                     format!(
@@ -668,8 +666,9 @@ impl MalomSector {
                         if win { "win" } else { "loss" }
                     ),
                 )
-            })?;
-        Ok(MalomValue { value: if win { Value::Win(dtm) } else { Value::Loss(dtm) }, a })
+            },
+        )?;
+        Ok(MalomValue { value, a })
     }
 
     /// Counts pointers, wins, losses and draws over the whole file, and the
