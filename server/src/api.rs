@@ -16,7 +16,7 @@ use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use morris_db::{Bitboard, Board, Color, Move, Outcome, Points, Position, RuleSet, Value};
+use morris_db::{Bitboard, Board, Color, EndReason, Move, Outcome, Points, Position, RuleSet, Value};
 use serde::Serialize;
 
 use crate::review::{review_record, ReviewJson};
@@ -216,17 +216,22 @@ fn param<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
 /// `bad_parameter` when neither or both are given, `bad_position` when the
 /// text is not a valid position of the rule set.
 pub fn position_param(pairs: &[(String, String)], rules: &RuleSet) -> Result<Position, ApiError> {
-    let board = rules.board();
     let pos = match (param(pairs, "position"), param(pairs, "fen")) {
         (Some(_), Some(_)) => return Err(ApiError::bad_parameter("give `position` or `fen`, not both")),
         (None, None) => {
             return Err(ApiError::bad_parameter("missing `position` (e.g. position=W:a4,a1,d3_B:a7,d1,c4_w) or `fen`"))
         }
-        (Some(text), None) => Position::read(&text.replace('_', " "), board),
-        (None, Some(text)) => Position::from_fen(&text.replace('_', " "), board),
+        (Some(text), None) => Position::read_for(&text.replace('_', " "), rules),
+        (None, Some(text)) if !text.contains('/') => {
+            return Err(ApiError::bad_position(format!(
+                "`{}` is not a FEN (its board has no `/`); give our notation as `position`",
+                truncate(text, 80)
+            )))
+        }
+        (None, Some(text)) => Position::read_for(&text.replace('_', " "), rules),
     }
-    .map_err(|e| ApiError::bad_position(e.to_string()))?;
-    pos.validate(rules).map_err(|e| ApiError::bad_position(e.to_string()))?;
+    .map_err(|e| ApiError::bad_position(e.to_string()))?
+    .0;
     Ok(pos)
 }
 
@@ -298,26 +303,25 @@ pub struct GameOverJson {
     pub reason: &'static str,
     /// `white` or `black`, or `null` for a draw.
     pub winner: Option<&'static str>,
+    /// The rule in words, e.g. `Black cannot move`.
+    pub why: String,
 }
 
-/// Why and how the game is over in `pos`, or `None` while it goes on.
+/// Why and how the game is over in `pos` ([`Position::game_over`]), or
+/// `None` while it goes on.
 pub fn game_over(rules: &RuleSet, pos: &Position) -> Option<GameOverJson> {
-    let outcome = pos.outcome(rules)?;
-    let count = |set: Bitboard, hand: u8| set.count_ones() + hand as u32;
-    let reason = if count(pos.white, pos.white_in_hand) < 3 || count(pos.black, pos.black_in_hand) < 3 {
-        "two_stones"
-    } else if rules.line_wins && (rules.has_line(pos.white) || rules.has_line(pos.black)) {
-        "line"
-    } else if pos.white | pos.black == rules.board().all() {
-        "full_board"
-    } else {
-        "blocked"
+    let over = pos.game_over(rules)?;
+    let reason = match over.reason {
+        EndReason::FewerThanThree(_) => "two_stones",
+        EndReason::Line => "line",
+        EndReason::Blocked => "blocked",
+        EndReason::FullBoard => "full_board",
     };
-    let winner = match outcome {
+    let winner = match over.outcome {
         Outcome::Loss(c) => Some(color_word(c.other())),
         Outcome::Draw => None,
     };
-    Some(GameOverJson { reason, winner })
+    Some(GameOverJson { reason, winner, why: over.why() })
 }
 
 /// One legal move and its value for the mover.
@@ -547,8 +551,7 @@ async fn review(
 ) -> Result<Json<ReviewJson>, ApiError> {
     let served = served(&catalog, &name)?;
     let pairs = parse_query(raw.as_deref(), &["position", "fen"])?;
-    let start =
-        if pairs.is_empty() { Position::start(served.rules()) } else { position_param(&pairs, served.rules())? };
+    let start = if pairs.is_empty() { None } else { Some(position_param(&pairs, served.rules())?) };
     let text = body.map_err(|e| {
         let status = e.status();
         ApiError::new(

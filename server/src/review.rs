@@ -16,7 +16,8 @@
 //! A decisive mistake is `threw_win` or `lost_draw`. Values are exact
 //! perfect-play values (DTM in plies, RULES.md), not an engine's opinion.
 
-use morris_db::record::replay;
+use morris_db::fen::Clocks;
+use morris_db::record::{read_record, replay};
 use morris_db::{Color, Position, Value};
 use serde::Serialize;
 
@@ -121,9 +122,12 @@ pub struct ReviewJson {
     pub summary: Summaries,
     /// The first decisive mistake of the game (ply, 1-based), if any.
     pub first_decisive_mistake: Option<u32>,
-    /// The first move of the record that could not be read or played (the
-    /// review stops before it), if any.
+    /// Why the record cannot be read, or the first move of it that could
+    /// not be played (the review stops before it), if any.
     pub error: Option<String>,
+    /// Move numbers that disagree with the moves' order (the record is
+    /// replayed by order).
+    pub warnings: Vec<String>,
 }
 
 /// The mark of a move of value `played` (for the mover) in a position of
@@ -138,17 +142,43 @@ pub fn mark(best: Value, played: Value) -> (&'static str, u32) {
     }
 }
 
-/// Reviews the record `text` played from `start` (see the module docs).
-/// Moves after an unreadable or illegal one are not reviewed; the error
-/// says which.
+/// Reviews the record `text` (our notation, or a PGN as Sanmill exports
+/// it; `morris_db::record`) played from `start`, else from the record's
+/// `[FEN]` tag, else from the rule set's start (see the module docs).
+/// Moves after an unreadable or illegal one are not reviewed; a record
+/// that cannot be read at all gives no moves. `error` says which.
 ///
 /// # Errors
 /// A damaged table ([`LookupError::Damaged`]) or another failure; a
 /// missing table only marks the move `not_covered`.
-pub fn review_record(source: Source, start: Position, text: &str) -> Result<ReviewJson, LookupError> {
+pub fn review_record(source: Source, start: Option<Position>, text: &str) -> Result<ReviewJson, LookupError> {
     let rules = source.rules();
     let board = rules.board();
-    let replayed = replay(rules, start, text);
+    let empty = |start: Position, error: String| ReviewJson {
+        rules: rules.name().to_string(),
+        start: start.to_text(board),
+        moves: Vec::new(),
+        summary: Summaries::default(),
+        first_decisive_mistake: None,
+        error: Some(error),
+        warnings: Vec::new(),
+    };
+    let record = match read_record(text) {
+        Ok(r) => r,
+        Err(e) => {
+            return Ok(empty(start.unwrap_or_else(|| Position::start(rules)), format!("cannot read the record: {e}")))
+        }
+    };
+    let (start, clocks) = match (start, record.start(rules)) {
+        (Some(p), _) => (p, Clocks::estimate(&p, rules)),
+        (None, Ok(Some(tagged))) => tagged,
+        (None, Ok(None)) => {
+            let p = Position::start(rules);
+            (p, Clocks::estimate(&p, rules))
+        }
+        (None, Err(e)) => return Ok(empty(Position::start(rules), format!("cannot read the record's [FEN] tag: {e}"))),
+    };
+    let replayed = replay(rules, start, clocks.full_move, &record);
     let mut moves = Vec::new();
     let mut summary = Summaries::default();
     let mut first = None;
@@ -222,6 +252,7 @@ pub fn review_record(source: Source, start: Position, text: &str) -> Result<Revi
         summary,
         first_decisive_mistake: first,
         error: replayed.error.map(|e| e.to_string()),
+        warnings: replayed.warnings,
     })
 }
 
@@ -279,8 +310,11 @@ pub fn render_text(r: &ReviewJson) -> String {
         )),
         None => out.push_str("no decisive mistake\n"),
     }
+    for w in &r.warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
     if let Some(e) = &r.error {
-        out.push_str(&format!("the record stops being playable at {e}\n"));
+        out.push_str(&format!("stopped: {e}\n"));
     }
     out
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 use morris_db::{RuleSet, Sector};
 
-use crate::source::{malom_games_in, tables_in, DirArg, Source};
+use crate::source::{malom_games_in, rule_sets_in, DirArg, Source};
 
 /// What `morris serve` was asked to serve.
 #[derive(Debug, Clone)]
@@ -87,26 +87,21 @@ impl Catalog {
         for arg in &config.dbs {
             let name = match &arg.rules {
                 Some(r) => r.clone(),
-                None => {
-                    let mut names: Vec<String> = tables_in(&arg.dir).into_iter().map(|(p, _)| p).collect();
-                    names.sort();
-                    names.dedup();
-                    match names.as_slice() {
-                        [one] => one.clone(),
-                        [] if !arg.dir.is_dir() => bail!("--db {}: not a directory", arg.dir.display()),
-                        [] => bail!(
-                            "--db {}: no table files (solve some with `morris solve --db {}`)",
-                            arg.dir.display(),
-                            arg.dir.display()
-                        ),
-                        many => bail!(
-                            "--db {}: tables of several rule sets ({}); name one: --db RULES={}",
-                            arg.dir.display(),
-                            many.join(", "),
-                            arg.dir.display()
-                        ),
-                    }
-                }
+                None => match rule_sets_in(&arg.dir).as_slice() {
+                    [one] => one.clone(),
+                    [] if !arg.dir.is_dir() => bail!("--db {}: not a directory", arg.dir.display()),
+                    [] => bail!(
+                        "--db {}: no table files (solve some with `morris solve --db {}`)",
+                        arg.dir.display(),
+                        arg.dir.display()
+                    ),
+                    many => bail!(
+                        "--db {}: tables of several rule sets ({}); name one: --db RULES={}",
+                        arg.dir.display(),
+                        many.join(", "),
+                        arg.dir.display()
+                    ),
+                },
             };
             let rules = RuleSet::preset(&name).with_context(|| format!("--db {}", arg.dir.display()))?;
             let source = Source::open_ours(&arg.dir, rules)?;
@@ -168,7 +163,7 @@ fn push(served: &mut Vec<Served>, source: Source, dir: PathBuf) -> anyhow::Resul
     if served.iter().any(|s| s.rules().name() == name) {
         bail!("rule set {name} is given twice ({})", dir.display());
     }
-    let sectors = source.sectors_present(&dir);
+    let sectors = source.sectors_present();
     served.push(Served { source, dir, sectors });
     Ok(())
 }

@@ -4,16 +4,20 @@
 //! errors sorted into what the HTTP layer needs (bad position, missing
 //! table, damaged table).
 //!
-//! Our tables are probed through one [`Prober`] per thread (kept in a
+//! Everything goes through the probe's table front-end
+//! (`morris_probe::front::Tables`: our DTM tables as `Database`, Malom's
+//! files inside `MalomDatabase`): its value, its order of the moves (best
+//! first), its principal line, its list of sectors. The value of the
+//! position asked for is read through one `Prober` per thread (kept in a
 //! thread-local cache), so concurrent look-ups on the server's blocking
-//! threads share no lock. Databases live as long as the process: a source
-//! is leaked once when it is opened, which is what lets a thread keep a
-//! prober that borrows it.
+//! threads take no lock for it. Databases live as long as the process: a
+//! source is leaked once when it is opened, which is what lets a thread
+//! keep a prober that borrows it.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use morris_db::{Move, Position, RuleSet, Sector, TableError, Value};
+use morris_db::{Move, Position, RuleSet, Sector, Store, TableError, Value};
 use morris_probe::malom::{MalomGame, MalomValue};
 use morris_probe::{Database, MalomDatabase, ProbeError, Prober};
 
@@ -173,82 +177,57 @@ impl Source {
     }
 
     /// Every legal move with its value for the mover, best first, in the
-    /// order of `Database::analyze` (shortest win, draws, longest loss; ties
-    /// by notation), or for Malom's files of `MalomDatabase::analyze_ranked`
-    /// (draws by Malom's rank). Empty when the game is over.
+    /// front-end's order (shortest win, draws, longest loss; ties by
+    /// notation; Malom's files: draws by Malom's rank). Empty when the game
+    /// is over.
     ///
     /// # Errors
     /// As [`Source::evaluate`], for the position or any position a move
     /// leads to.
     pub fn analyze(&self, pos: &Position) -> Result<Vec<(Move, Eval)>, LookupError> {
         match self {
-            Source::Ours(db) => {
-                let rules = db.rules();
-                let board = rules.board();
-                let mut out = with_prober(db, |p| {
-                    p.value(pos)?;
-                    pos.legal_moves(rules)
-                        .into_iter()
-                        .map(|mv| Ok((mv, Eval::ours(p.value(&pos.play_unchecked(mv))?.back()))))
-                        .collect::<Result<Vec<_>, ProbeError>>()
-                })?;
-                out.sort_by(|a, b| {
-                    Value::best_first(&a.1.value, &b.1.value)
-                        .then_with(|| a.0.notation(board).cmp(&b.0.notation(board)))
-                });
-                Ok(out)
-            }
+            Source::Ours(db) => Ok(db.analyze(pos)?.into_iter().map(|(mv, v)| (mv, Eval::ours(v))).collect()),
             Source::Malom(db) => Ok(db.analyze_ranked(pos)?.into_iter().map(|(mv, v)| (mv, Eval::malom(v))).collect()),
         }
     }
 
-    /// The principal line from `pos`: a best move (the first of
-    /// [`Source::analyze`]) for each side in turn, each with its value for
-    /// the mover, until the game ends or `max_plies` moves are listed.
+    /// The principal line from `pos`: the front-end's best move for each
+    /// side in turn, each with its value for the mover, until the game ends
+    /// or `max_plies` moves are listed.
     ///
     /// # Errors
     /// As [`Source::analyze`], for any position on the line.
     pub fn line(&self, pos: &Position, max_plies: usize) -> Result<Vec<(Move, Eval)>, LookupError> {
-        let mut line = Vec::new();
-        let mut current = *pos;
-        while line.len() < max_plies {
-            let Some(&(mv, eval)) = self.analyze(&current)?.first() else {
-                break;
-            };
-            line.push((mv, eval));
-            current = current.play_unchecked(mv);
-        }
-        Ok(line)
-    }
-
-    /// The sectors whose tables (or Malom files) `dir`, the source's
-    /// directory, holds.
-    pub fn sectors_present(&self, dir: &Path) -> Vec<Sector> {
         match self {
             Source::Ours(db) => {
-                let mut v: Vec<Sector> = tables_in(dir)
-                    .into_iter()
-                    .filter(|(preset, _)| preset == db.rules().name())
-                    .map(|(_, s)| s)
-                    .collect();
-                v.sort();
-                v.dedup();
-                v
+                Ok(db.principal_line(pos, max_plies)?.into_iter().map(|(mv, v)| (mv, Eval::ours(v))).collect())
             }
+            Source::Malom(db) => Ok(db
+                .tables()
+                .principal_line(pos, max_plies)?
+                .into_iter()
+                .map(|(mv, v)| (mv, Eval::malom(v)))
+                .collect()),
+        }
+    }
+
+    /// The sectors whose tables (or Malom files) the directory holds
+    /// (none when it cannot be read).
+    pub fn sectors_present(&self) -> Vec<Sector> {
+        match self {
+            Source::Ours(db) => db.sectors().unwrap_or_default(),
             Source::Malom(db) => db.sectors_present(),
         }
     }
 }
 
-/// The (rule-set name, sector) of every table file (`.mtb` or `.mtz`) in
-/// `dir`.
-pub fn tables_in(dir: &Path) -> Vec<(String, Sector)> {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| Sector::parse_file_name(&e.file_name().to_string_lossy()))
-        .collect()
+/// The rule-set names of the DTM tables (`.mtb` or `.mtz`) in `dir`,
+/// sorted, each once (none when it cannot be read).
+pub fn rule_sets_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        Store::new(dir).tables().unwrap_or_default().into_iter().map(|t| t.rules_name).collect();
+    names.dedup();
+    names
 }
 
 /// The rule sets (presets) whose Malom files are in `dir`.

@@ -248,6 +248,7 @@ fn game_over_says_why() {
     let (status, json) = get(addr, &format!("/api/six?position={}", q(&blocked.to_text(rules.board()))));
     assert_eq!(status, 200, "{json}");
     assert_eq!(json["game_over"]["reason"], "blocked");
+    assert!(json["game_over"]["why"].as_str().unwrap().ends_with("cannot move"), "{json}");
     let loser = if blocked.side_to_move == morris_db::Color::White { "black" } else { "white" };
     assert_eq!(json["game_over"]["winner"], loser);
     assert_eq!((json["category"].as_str(), json["dtm"].as_u64()), (Some("loss"), Some(0)));
@@ -436,6 +437,18 @@ fn review_marks_moves_against_the_tables() {
     assert_eq!(json["summary"]["white"]["first_decisive_mistake"], 1);
     assert_eq!(json["summary"]["black"]["kept"], 1);
     assert_eq!(json["error"], Json::Null);
+
+    // The same game as a PGN, its start in a [FEN] tag.
+    let pgn = format!(
+        "[Event \"test\"]\n[FEN \"{}\"]\n\n1. {} {} *\n",
+        start.to_fen(&rules).unwrap(),
+        bad.notation(rules.board()),
+        reply.notation(rules.board())
+    );
+    let (status, from_pgn) = post(addr, "/api/nine/review", &pgn);
+    assert_eq!(status, 200, "{from_pgn}");
+    assert_eq!(from_pgn["moves"], json["moves"], "{pgn}");
+    assert_eq!(from_pgn["start"], start.to_text(rules.board()));
 
     // A slower win: the mark counts the plies given away.
     if let Some((slow, Value::Win(n))) = moves.iter().find(|(_, v)| matches!(v, Value::Win(n) if *n > 15)) {

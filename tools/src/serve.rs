@@ -74,10 +74,13 @@ pub struct ReviewArgs {
     /// A directory of Malom's files, instead of `--db`.
     #[arg(long, value_name = "DIR", conflicts_with = "db")]
     malom: Option<PathBuf>,
-    /// The game record (`-` for standard input), as `morris replay` reads it.
+    /// The game record (`-` for standard input), as `morris replay` reads
+    /// it: our notation (`1. d6 d2 2. f4 b4 ...`) or a PGN as Sanmill
+    /// exports it (its `[FEN]` tag is the start).
     #[arg(value_name = "FILE")]
     file: PathBuf,
-    /// Start from this position instead of the start.
+    /// Start from this position instead of the start (or the record's
+    /// `[FEN]` tag).
     #[arg(long, value_name = "POSITION", allow_hyphen_values = true)]
     from: Option<String>,
     /// `text` (one line per move, then a summary per player) or `json`.
@@ -96,12 +99,8 @@ pub fn review(args: ReviewArgs) -> anyhow::Result<ExitCode> {
         std::fs::read_to_string(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?
     };
     let start = match &args.from {
-        None => Position::start(&rules),
-        Some(t) => {
-            let pos = Position::read(t, rules.board()).with_context(|| format!("cannot read position `{t}`"))?;
-            pos.validate(&rules)?;
-            pos
-        }
+        None => None,
+        Some(t) => Some(Position::read_for(t, &rules).with_context(|| format!("cannot read position `{t}`"))?.0),
     };
     let source = match (&args.db, &args.malom) {
         (_, Some(dir)) => Source::open_malom(dir, rules)?,
