@@ -7,8 +7,10 @@
 //! stones in hand may move) pair by pair by retrograde analysis.
 #![warn(missing_docs)]
 
+pub mod lock;
 mod pair;
 pub mod placement;
+pub mod unit;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -17,6 +19,9 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_db::table::{table_path, write_table};
 use morris_db::{RuleSet, Sector, Table, TableError, TableHeader};
+
+use crate::lock::DirLock;
+use crate::unit::{sector_slots, units, Unit, UnitKind};
 
 /// How to solve.
 #[derive(Debug, Clone)]
@@ -54,6 +59,35 @@ pub enum SolveError {
     /// backquotes, then why in parentheses.
     #[error("rule set {0}: solving it is not supported yet")]
     Unsupported(String),
+    /// Another solve holds a lock this one needs ([`lock`]): nothing was
+    /// solved.
+    #[error("{} is locked: {holder}; wait for it to finish (or solve other units side by side with `morris solve --only`)", lock.display())]
+    Busy {
+        /// The lock file.
+        lock: PathBuf,
+        /// Who holds it.
+        holder: String,
+    },
+    /// `--only` named no unit of the rule set.
+    #[error("no unit `{name}` in rule set {rules}: {why}")]
+    NoSuchUnit {
+        /// The name given.
+        name: String,
+        /// The rule set's name.
+        rules: String,
+        /// Why not.
+        why: String,
+    },
+    /// A table the unit reads is missing or damaged: nothing was solved.
+    #[error("unit {unit} cannot start: {problem} (solve unit {producer} first)")]
+    Input {
+        /// The unit.
+        unit: String,
+        /// The unit whose table it is.
+        producer: String,
+        /// What is wrong with the table.
+        problem: TableError,
+    },
     /// An internal consistency check failed (a bug; the table was not written).
     #[error("internal error while solving sector {sector}: {detail}")]
     Internal {
@@ -93,6 +127,9 @@ pub struct SolveReport {
     pub solved: Vec<SectorReport>,
     /// Sectors skipped because a valid table was already on disk.
     pub skipped: Vec<Sector>,
+    /// Sectors whose table was on disk but damaged (the error): solved
+    /// again and replaced.
+    pub replaced: Vec<(Sector, String)>,
     /// Canonical positions solved in this run.
     pub positions: u64,
     /// Wall time of this run, seconds.
@@ -122,97 +159,44 @@ pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
 /// Solves every sliding sector with `w + b <= options.max_stones` of `rules`
 /// into directory `dir` (created if missing), skipping sectors whose table is
 /// already there with a valid header and checksum (a damaged table is solved
-/// again and replaced). Removes left-over temporary files of an interrupted
-/// run first. Every table a capture leads into is checksummed before it is
-/// used.
+/// again and replaced). Holds the directory's lock exclusively
+/// ([`lock::DirLock::whole`]) and removes left-over temporary files of an
+/// interrupted run first. Every table a capture leads into is checksummed
+/// before it is used.
 ///
 /// # Errors
 /// [`SolveError::Unsupported`] for rule sets whose sliding phase is not
-/// handled yet; [`SolveError::Io`] when the directory cannot be used;
+/// handled yet; [`SolveError::Busy`] when another solve uses `dir`;
+/// [`SolveError::Io`] when the directory cannot be used;
 /// [`SolveError::Table`] when a table cannot be written or read.
 pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Result<SolveReport, SolveError> {
-    if !sliding_supported(rules) {
+    check_supported(rules, false)?;
+    let start = Instant::now();
+    let _lock = DirLock::whole(dir)?;
+    remove_temporary_files(dir, |_| true).map_err(|source| SolveError::Io { path: dir.to_path_buf(), source })?;
+    let mut report = SolveReport::default();
+    solve_units(rules, dir, &units(rules, options.max_stones, false), "pairs", options.progress, &mut report)?;
+    report.seconds = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Refuses rule sets this solver does not handle: one removal per mill (a
+/// flight closing two mills captures into a sector two stones down, which
+/// the solver does not open); with `placement`, also the Lasker rule with
+/// a board that can fill up under a full-board rule that counts against
+/// White (the tables are relative to the side to move, which does not tell
+/// White from Black there). The Lasker rule changes nothing in the sliding
+/// phase (both hands are empty), so its sliding sectors are solved as
+/// those of the same rule set without it.
+fn check_supported(rules: &RuleSet, placement: bool) -> Result<(), SolveError> {
+    if rules.remove_per_mill {
         return Err(SolveError::Unsupported(format!(
             "`{}` (one removal per mill: a double mill captures two stones, into a sector not opened)",
             rules.name()
         )));
     }
-    let start = Instant::now();
-    let io = |source| SolveError::Io { path: dir.to_path_buf(), source };
-    fs::create_dir_all(dir).map_err(io)?;
-    remove_temporary_files(dir).map_err(io)?;
-    let mut report = SolveReport::default();
-    let pairs = sliding_pairs(rules, options.max_stones);
-    let overall = if options.progress {
-        let bar = ProgressBar::new(pairs.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} pairs, {elapsed} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_prefix(format!("solve {}", rules.name()));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-    for (w, b) in pairs {
-        let sectors: Vec<Sector> =
-            if w == b { vec![Sector::sliding(w, b)] } else { vec![Sector::sliding(w, b), Sector::sliding(b, w)] };
-        let missing: Vec<Sector> = sectors
-            .iter()
-            .copied()
-            .filter(|&s| {
-                let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
-                Table::open(dir, rules, s, len).and_then(|t| t.verify_checksum()).is_err()
-            })
-            .collect();
-        if missing.is_empty() {
-            report.skipped.extend(sectors);
-            overall.inc(1);
-            continue;
-        }
-        overall.set_message(format!("pair {w}-{b}"));
-        let (solved, timing) = pair::solve_pair(rules, dir, Sector::sliding(w, b), &overall)?;
-        report.pairs.push(timing);
-        for (sector, entries) in solved {
-            let header = TableHeader::for_entries(rules, sector, &entries);
-            if missing.contains(&sector) {
-                write_table(&table_path(dir, rules, sector), &header, &entries)?;
-                report.positions += header.canonical_positions;
-                report.solved.push(SectorReport { sector, header });
-            } else {
-                report.skipped.push(sector);
-            }
-        }
-        overall.inc(1);
-    }
-    overall.finish_and_clear();
-    report.seconds = start.elapsed().as_secs_f64();
-    Ok(report)
-}
-
-/// Whether this solver handles the sliding phase of `rules`: every rule
-/// set but one removal per mill (a flight closing two mills captures into a
-/// sector two stones down, which the solver does not open). The Lasker rule
-/// changes nothing in the sliding phase (both hands are empty), so its
-/// sliding sectors are solved here as those of the same rule set without it.
-fn sliding_supported(rules: &RuleSet) -> bool {
-    !rules.remove_per_mill
-}
-
-/// Solves the whole game of `rules`: every sliding sector first (as
-/// [`solve_sliding`] with no stone limit), then every placement sector of
-/// [`placement::placement_sectors`], fewest stones in hand first, down to
-/// the start: one pass per sector, or under the Lasker rule retrograde
-/// analysis pair by pair ([`placement::lasker_pairs`]). Tables already on
-/// disk with a valid checksum are kept.
-///
-/// # Errors
-/// [`SolveError::Unsupported`] for one removal per mill, and for the Lasker
-/// rule with a board that can fill up under a full-board rule that counts
-/// against White (the tables are relative to the side to move, which does
-/// not tell White from Black there); otherwise as [`solve_sliding`].
-pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveReport, SolveError> {
-    if rules.lasker
+    if placement
+        && rules.lasker
         && rules.full_board == morris_db::rules::FullBoardOutcome::WhiteLoses
         && 2 * rules.stones as usize >= rules.board().len()
     {
@@ -221,17 +205,19 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
             rules.name()
         )));
     }
-    let start = Instant::now();
-    let mut report = solve_sliding(rules, dir, &SolveOptions { max_stones: u32::MAX, progress })?;
-    let units: Vec<Vec<Sector>> = if rules.lasker {
-        placement::lasker_pairs(rules)
-            .into_iter()
-            .map(|s| if s.mirrored() == s { vec![s] } else { vec![s, s.mirrored()] })
-            .collect()
-    } else {
-        placement::placement_sectors(rules).into_iter().map(|s| vec![s]).collect()
-    };
-    let what = if rules.lasker { "Lasker placement pairs" } else { "placement sectors" };
+    Ok(())
+}
+
+/// Solves every unit of `units` in order into `dir`, with one progress bar
+/// counting `what`.
+fn solve_units(
+    rules: &RuleSet,
+    dir: &Path,
+    units: &[Unit],
+    what: &str,
+    progress: bool,
+    report: &mut SolveReport,
+) -> Result<(), SolveError> {
     let bar = if progress {
         let bar = ProgressBar::new(units.len() as u64);
         bar.set_style(
@@ -246,56 +232,144 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
         ProgressBar::hidden()
     };
     for unit in units {
-        bar.set_message(unit[0].to_string());
-        let missing: Vec<Sector> = unit
-            .iter()
-            .copied()
-            .filter(|&s| {
-                let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
-                Table::open(dir, rules, s, len).and_then(|t| t.verify_checksum()).is_err()
-            })
-            .collect();
-        if missing.is_empty() {
-            report.skipped.extend(unit);
-            bar.inc(1);
-            continue;
+        bar.set_message(unit.name());
+        solve_unit(rules, dir, unit, &bar, report)?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// Solves one unit into `dir` unless every table of it is there with a
+/// valid checksum; writes only the tables that are missing or damaged
+/// (each under a temporary name, then renamed).
+fn solve_unit(
+    rules: &RuleSet,
+    dir: &Path,
+    unit: &Unit,
+    bar: &ProgressBar,
+    report: &mut SolveReport,
+) -> Result<(), SolveError> {
+    let mut missing = Vec::new();
+    for &s in &unit.sectors {
+        match Table::open(dir, rules, s, sector_slots(rules, s)).and_then(|t| t.verify_checksum()) {
+            Ok(()) => {}
+            Err(TableError::Missing { .. }) => missing.push(s),
+            Err(e) => {
+                report.replaced.push((s, e.to_string()));
+                missing.push(s);
+            }
         }
-        let t0 = Instant::now();
-        let (solved, timing) = if rules.lasker {
-            pair::solve_pair(rules, dir, unit[0], &bar)?
-        } else {
-            let entries = placement::solve_placement_sector(rules, dir, unit[0])?;
+    }
+    if missing.is_empty() {
+        report.skipped.extend(&unit.sectors);
+        return Ok(());
+    }
+    let t0 = Instant::now();
+    let (solved, timing) = match unit.kind {
+        UnitKind::Sliding | UnitKind::Lasker => pair::solve_pair(rules, dir, unit.sectors[0], bar)?,
+        UnitKind::Placement => {
+            let entries = placement::solve_placement_sector(rules, dir, unit.sectors[0])?;
             let timing = PairTiming {
-                name: unit[0].to_string(),
+                name: unit.name(),
                 initialise_seconds: t0.elapsed().as_secs_f64(),
                 iterate_seconds: 0.0,
                 plies: 0,
             };
-            (vec![(unit[0], entries)], timing)
-        };
-        report.pairs.push(timing);
-        for (sector, entries) in solved {
-            let header = TableHeader::for_entries(rules, sector, &entries);
-            if missing.contains(&sector) {
-                write_table(&table_path(dir, rules, sector), &header, &entries)?;
-                report.positions += header.canonical_positions;
-                report.solved.push(SectorReport { sector, header });
-            } else {
-                report.skipped.push(sector);
+            (vec![(unit.sectors[0], entries)], timing)
+        }
+    };
+    report.pairs.push(timing);
+    for (sector, entries) in solved {
+        let header = TableHeader::for_entries(rules, sector, &entries);
+        if missing.contains(&sector) {
+            write_table(&table_path(dir, rules, sector), &header, &entries)?;
+            report.positions += header.canonical_positions;
+            report.solved.push(SectorReport { sector, header });
+        } else {
+            report.skipped.push(sector);
+        }
+    }
+    Ok(())
+}
+
+/// Solves the whole game of `rules`: every sliding sector first (as
+/// [`solve_sliding`] with no stone limit), then every placement sector of
+/// [`placement::placement_sectors`], fewest stones in hand first, down to
+/// the start: one pass per sector, or under the Lasker rule retrograde
+/// analysis pair by pair ([`placement::lasker_pairs`]). Tables already on
+/// disk with a valid checksum are kept. Holds the directory's lock
+/// exclusively.
+///
+/// # Errors
+/// [`SolveError::Unsupported`] for one removal per mill, and for the Lasker
+/// rule with a board that can fill up under a full-board rule that counts
+/// against White; otherwise as [`solve_sliding`].
+pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveReport, SolveError> {
+    check_supported(rules, true)?;
+    let start = Instant::now();
+    let _lock = DirLock::whole(dir)?;
+    remove_temporary_files(dir, |_| true).map_err(|source| SolveError::Io { path: dir.to_path_buf(), source })?;
+    let mut report = SolveReport::default();
+    let all = units(rules, u32::MAX, true);
+    let (sliding, placement): (Vec<Unit>, Vec<Unit>) = all.into_iter().partition(|u| u.kind == UnitKind::Sliding);
+    solve_units(rules, dir, &sliding, "pairs", progress, &mut report)?;
+    let what = if rules.lasker { "Lasker placement pairs" } else { "placement sectors" };
+    solve_units(rules, dir, &placement, what, progress, &mut report)?;
+    report.seconds = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Solves exactly one unit of `rules` into `dir`: the unit holding sector
+/// `name` ([`unit::find_unit`]). Skips it when its tables are there with
+/// valid checksums; otherwise checks that every table it reads is there
+/// and intact (a job of `morris plan --slurm` cannot trust its
+/// dependencies alone), removes its own left-over temporary files, solves
+/// it, and writes its tables under temporary names, renamed when complete.
+/// Holds the directory's lock shared and the unit's exclusively
+/// ([`lock::DirLock::unit`]), so units of one directory can be solved side
+/// by side.
+///
+/// # Errors
+/// [`SolveError::NoSuchUnit`], [`SolveError::Busy`], [`SolveError::Input`]
+/// (nothing solved), and as [`solve_all`].
+pub fn solve_only(rules: &RuleSet, dir: &Path, name: &str, progress: bool) -> Result<SolveReport, SolveError> {
+    let unit = unit::find_unit(rules, name)?;
+    check_supported(rules, unit.kind != UnitKind::Sliding)?;
+    let start = Instant::now();
+    let _lock = DirLock::unit(dir, rules, &unit)?;
+    let own: Vec<PathBuf> = unit.sectors.iter().map(|&s| table_path(dir, rules, s)).collect();
+    remove_temporary_files(dir, |tmp| own.iter().any(|p| tmp == p.as_os_str().to_string_lossy() + ".tmp"))
+        .map_err(|source| SolveError::Io { path: dir.to_path_buf(), source })?;
+    let all_valid = unit
+        .sectors
+        .iter()
+        .all(|&s| Table::open(dir, rules, s, sector_slots(rules, s)).and_then(|t| t.verify_checksum()).is_ok());
+    let mut report = SolveReport::default();
+    if !all_valid {
+        let all = units(rules, u32::MAX, true);
+        for input in unit.inputs(rules) {
+            if let Err(problem) =
+                Table::open(dir, rules, input, sector_slots(rules, input)).and_then(|t| t.verify_checksum())
+            {
+                let producer = all.iter().find(|u| u.sectors.contains(&input)).map_or(input.to_string(), Unit::name);
+                return Err(SolveError::Input { unit: unit.name(), producer, problem });
             }
         }
-        bar.inc(1);
     }
+    let bar = if progress { ProgressBar::new_spinner() } else { ProgressBar::hidden() };
+    solve_unit(rules, dir, &unit, &bar, &mut report)?;
     bar.finish_and_clear();
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
 
-/// Removes `*.tmp` files that an interrupted run left behind.
-fn remove_temporary_files(dir: &Path) -> std::io::Result<()> {
+/// Removes the `*.tmp` files that an interrupted run left behind and
+/// `which` selects (by path).
+fn remove_temporary_files(dir: &Path, which: impl Fn(&str) -> bool) -> std::io::Result<()> {
     for entry in fs::read_dir(dir)? {
         let path = entry?.path();
-        if path.extension().is_some_and(|e| e == "tmp") {
+        if path.extension().is_some_and(|e| e == "tmp") && which(&path.to_string_lossy()) {
             fs::remove_file(&path)?;
         }
     }

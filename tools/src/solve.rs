@@ -6,14 +6,14 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use morris_solver::{solve_all, solve_sliding, SolveOptions};
+use morris_solver::{solve_all, solve_only, solve_sliding, SolveOptions, SolveReport};
 
 use crate::plan::Plan;
 use crate::{DbArg, RulesArg};
 
 /// The phases `morris solve` can solve.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Phase {
+pub enum Phase {
     /// The sliding phase: both hands empty.
     Sliding,
     /// The whole game: sliding sectors first, then placement sectors.
@@ -51,6 +51,13 @@ pub struct SolveArgs {
     /// time, memory and disk) and stop without solving.
     #[arg(long)]
     plan: bool,
+    /// Solve exactly one unit: the sliding pair, placement sector or Lasker
+    /// placement pair holding sector UNIT (`w-b` or `w-b-wh-bh`), as the
+    /// jobs of `morris plan --slurm` do. Refuses when a table it reads is
+    /// missing or damaged; does nothing when its tables are there and
+    /// intact. Units of one directory can be solved side by side.
+    #[arg(long, value_name = "UNIT", conflicts_with_all = ["max_stones", "phase", "plan"])]
+    only: Option<String>,
 }
 
 /// Runs `morris solve`.
@@ -59,6 +66,26 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let rules = args.rules.rule_set()?;
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("cannot start the worker threads")?;
+    }
+    if let Some(unit) = &args.only {
+        let report = solve_only(&rules, &args.db.db, unit, !args.quiet)?;
+        print_replaced(&report);
+        if report.solved.is_empty() {
+            writeln!(out, "unit {unit} of {}: its tables are there and intact, nothing to do", rules.name())?;
+        } else {
+            writeln!(
+                out,
+                "unit {unit} of {}: solved {} table{} ({} canonical positions) in {:.2} s ({} threads, peak memory {})",
+                rules.name(),
+                report.solved.len(),
+                if report.solved.len() == 1 { "" } else { "s" },
+                report.positions,
+                report.seconds,
+                rayon::current_num_threads(),
+                peak_memory().unwrap_or_else(|| "unknown".to_string()),
+            )?;
+        }
+        return Ok(ExitCode::SUCCESS);
     }
     let options = SolveOptions { max_stones: args.max_stones.unwrap_or(u32::MAX), progress: !args.quiet };
     let plan = Plan::new(&rules, &args.db.db, options.max_stones, args.phase == Phase::All);
@@ -84,6 +111,7 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let seconds = start.elapsed().as_secs_f64();
+    print_replaced(&report);
     writeln!(out,
         "rule set {}: solved {} tables ({} canonical positions), kept {} already on disk, in {:.2} s ({:.2} M positions/s, {} threads, peak memory {})",
         rules.name(),
@@ -105,6 +133,13 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says on standard error which damaged tables were solved again.
+fn print_replaced(report: &SolveReport) {
+    for (sector, why) in &report.replaced {
+        eprintln!("note: the table of {sector} was damaged ({why}); solved it again");
+    }
 }
 
 /// The process's peak resident memory, from /proc (Linux only).
