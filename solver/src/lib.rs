@@ -86,7 +86,7 @@ pub enum SolveError {
         /// The unit whose table it is.
         producer: String,
         /// What is wrong with the table.
-        problem: TableError,
+        problem: Box<TableError>,
     },
     /// An internal consistency check failed (a bug; the table was not written).
     #[error("internal error while solving sector {sector}: {detail}")]
@@ -353,7 +353,7 @@ pub fn solve_only(rules: &RuleSet, dir: &Path, name: &str, progress: bool) -> Re
                 Table::open(dir, rules, input, sector_slots(rules, input)).and_then(|t| t.verify_checksum())
             {
                 let producer = all.iter().find(|u| u.sectors.contains(&input)).map_or(input.to_string(), Unit::name);
-                return Err(SolveError::Input { unit: unit.name(), producer, problem });
+                return Err(SolveError::Input { unit: unit.name(), producer, problem: Box::new(problem) });
             }
         }
     }

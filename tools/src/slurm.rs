@@ -21,7 +21,7 @@ use morris_db::table::table_path;
 use morris_db::RuleSet;
 use morris_solver::unit::{units, Unit, BASE_MEMORY};
 
-use crate::plan::cpu_seconds;
+use crate::plan::{cpu_seconds, speedup};
 use crate::solve::Phase;
 use crate::{DbArg, RulesArg};
 
@@ -84,7 +84,7 @@ struct Job {
     cpus: u32,
     /// Memory request, bytes: working memory, mapped inputs, base, 10%.
     memory: u64,
-    /// Estimated CPU seconds.
+    /// Estimated seconds on one core.
     cpu_seconds: f64,
     /// Estimated wall seconds on `cpus` cores.
     wall_seconds: f64,
@@ -114,7 +114,7 @@ impl Graph {
             let cpus = slots.div_ceil(SLOTS_PER_CPU).clamp(1, max_cpus.max(1) as u64) as u32;
             let memory = (unit.working_bytes(rules) + unit.input_bytes(rules) + BASE_MEMORY) * 11 / 10;
             let cpu = cpu_seconds(unit.kind, slots);
-            jobs.push(Job { unit, after, cpus, memory, cpu_seconds: cpu, wall_seconds: cpu / cpus as f64 });
+            jobs.push(Job { unit, after, cpus, memory, cpu_seconds: cpu, wall_seconds: cpu / speedup(cpus) });
         }
         Graph { jobs }
     }
@@ -230,7 +230,12 @@ fn print_figures(rules: &RuleSet, graph: &Graph, cores: u32, out: &mut impl Writ
             big.cpus,
         )?;
     }
-    writeln!(out, "total CPU time: estimated {} ({:.0} core-hours)", duration(cpu), cpu / 3600.0)?;
+    writeln!(
+        out,
+        "total CPU time: estimated {} ({:.0} core-hours, each unit on one core)",
+        duration(cpu),
+        cpu / 3600.0
+    )?;
     writeln!(
         out,
         "on {cores} cores: at least {} (the larger of the critical path and the CPU time spread over all cores)",
