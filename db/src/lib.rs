@@ -1,33 +1,34 @@
-//! The database's domain for the morris family of games: boards and rule
-//! sets as data, positions and their text notation, moves forward and
-//! backward, the board's symmetries, the symmetry-reduced index of a sector,
-//! and the table file format (write, map, check).
+//! The database's domain for the morris family of games, in two wings:
+//!
+//! - [`game`]: boards and rule sets as data, positions and their text
+//!   notation, moves forward and backward, the board's symmetries, sectors,
+//!   the symmetry-reduced index of a sector, and values;
+//! - [`storage`]: the table file formats (write, map, check) and the
+//!   database directory.
+//!
+//! **The public API is the crate root.** Every module is re-exported here
+//! under its short name (`morris_db::fen`, `morris_db::table`, ...) together
+//! with the most used types (`morris_db::Position`, ...); other crates use
+//! those paths, not `morris_db::game::...` or `morris_db::storage::...`, so
+//! that files can move between the wings without breaking callers.
 //!
 //! Nothing here knows about solving or probing; `morris-solver` and
 //! `morris-probe` build on it.
 #![warn(missing_docs)]
 
-pub mod board;
-pub mod compressed;
-pub mod fen;
-pub mod index;
-pub mod mapped;
-pub mod moves;
-pub mod position;
-pub mod record;
-pub mod rules;
-pub mod sector;
-pub mod symmetry;
-pub mod table;
-pub mod value;
-pub mod wdl;
+pub mod game;
+pub mod storage;
+
+pub use game::{board, fen, index, moves, position, record, rules, sector, symmetry, value};
+pub use storage::{compressed, mapped, store, table, wdl};
 
 pub use board::{Bitboard, Board, Point, Points};
 pub use fen::FenError;
 pub use index::{Indexer, SectorIndex};
 pub use moves::{Move, MoveError, Outcome};
 pub use position::{Color, Position, PositionError};
-pub use rules::{Overrides, RuleSet, RulesError, UnknownPreset};
+pub use rules::{Overrides, RuleSet, RulesError, SectorError, UnknownPreset};
 pub use sector::Sector;
+pub use store::{FileKind, Store};
 pub use table::{Table, TableError, TableHeader};
 pub use value::Value;

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use morris_db::table::table_path;
-use morris_db::{Move, Position, PositionError, RuleSet, Sector, Table, TableError, Value};
+use morris_db::{Move, Position, PositionError, RuleSet, Sector, Store, Table, TableError, Value};
 
 /// Why a query has no answer.
 #[derive(Debug, thiserror::Error)]
@@ -62,7 +62,7 @@ pub enum ProbeError {
     Table(#[from] TableError),
     /// The position is not valid under the rule set.
     #[error("invalid position: {0}")]
-    InvalidPosition(#[from] PositionError),
+    InvalidPosition(PositionError),
     /// The query is not supported for this rule set yet.
     #[error("not supported yet: {0}")]
     Unsupported(String),
@@ -70,6 +70,14 @@ pub enum ProbeError {
     /// already has fewer than 3 stones).
     #[error("not a position of a game: {0}")]
     Unreachable(String),
+}
+
+impl From<PositionError> for ProbeError {
+    /// The position error is shown in the message, not also given as the
+    /// error's source (a chain would print it twice).
+    fn from(e: PositionError) -> ProbeError {
+        ProbeError::InvalidPosition(e)
+    }
 }
 
 /// Options for opening a database.
@@ -132,13 +140,7 @@ impl Database {
         if let Some(t) = self.tables.read().ok().and_then(|m| m.get(&sector).cloned()) {
             return Ok(t);
         }
-        if !self.rules.sector_fits(sector) {
-            return Err(ProbeError::Unreachable(format!(
-                "sector {sector} does not exist under rule set `{}`",
-                self.rules.name()
-            )));
-        }
-        let len = self.rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+        let len = self.rules.sector_index(sector).map_err(|e| ProbeError::Unreachable(e.to_string()))?.len();
         let table = match Table::open(&self.dir, &self.rules, sector, len) {
             Ok(t) => t,
             Err(TableError::Missing { .. }) => return Err(self.missing(sector)),
@@ -159,16 +161,7 @@ impl Database {
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut others: Vec<String> = std::fs::read_dir(&self.dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| Sector::parse_file_name(&e.file_name().to_string_lossy()))
-            .map(|(preset, _)| preset)
-            .filter(|p| p != self.rules.name())
-            .collect();
-        others.sort();
-        others.dedup();
+        let others = Store::new(&self.dir).other_rule_sets(self.rules.name());
         let hint = if !others.is_empty() {
             format!("; the directory holds tables of rule set {}: is `--rules` right?", others.join(", "))
         } else if sector.is_sliding() {

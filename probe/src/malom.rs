@@ -53,7 +53,6 @@
 //! Everything above was checked on real files (`tests/tests/malom.rs`).
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -62,6 +61,7 @@ use memmap2::Mmap;
 use morris_db::board::{Bitboard, Board, Point, Points};
 use morris_db::index::{colex_unrank, expand_into_empty, rank_among_empty, SectorIndex};
 use morris_db::mapped::map_file;
+use morris_db::store::file_names;
 use morris_db::{Color, Move, Position, RuleSet, Sector, Table, TableError, Value};
 use rayon::prelude::*;
 
@@ -327,7 +327,7 @@ impl SectorValues {
     /// [`TableError::Io`] when it cannot be read, [`TableError::Corrupt`] as
     /// in [`SectorValues::parse`].
     pub fn read(path: &Path) -> Result<SectorValues, TableError> {
-        let text = std::fs::read_to_string(path).map_err(|e| TableError::Io { path: path.to_path_buf(), source: e })?;
+        let text = std::fs::read_to_string(path).map_err(|e| TableError::Io { path: path.to_path_buf(), error: e })?;
         SectorValues::parse(&text, path)
     }
 
@@ -405,8 +405,8 @@ impl MalomSector {
     ) -> Result<MalomSector, TableError> {
         let corrupt =
             |field: &'static str, detail: String| TableError::Corrupt { path: path.to_path_buf(), field, detail };
-        let io = |e: std::io::Error| TableError::Io { path: path.to_path_buf(), source: e };
-        let file = match File::open(path) {
+        let io = |e: std::io::Error| TableError::Io { path: path.to_path_buf(), error: e };
+        let file = match morris_db::mapped::open_file(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(TableError::Missing { sector, path: path.to_path_buf() })
@@ -450,13 +450,7 @@ impl MalomSector {
         if let Some(o) = (13..HEADER_SIZE).find(|&o| map[o] != 0) {
             return Err(corrupt("header", format!("byte {o} is {}, expected 0", map[o])));
         }
-        if !rules.sector_fits(sector) {
-            return Err(corrupt(
-                "file name",
-                format!("sector {sector} does not exist under rule set `{}`", rules.name()),
-            ));
-        }
-        let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+        let index = rules.sector_index(sector).map_err(|e| corrupt("file name", e.to_string()))?;
         let slots = index.len();
         let entries_end = HEADER_SIZE as u64 + ENTRY_BYTES as u64 * slots;
         let size_error =
@@ -762,11 +756,10 @@ impl MalomDatabase {
 
     /// The sectors whose files are in the directory, sorted.
     pub fn sectors_present(&self) -> Vec<Sector> {
-        let mut v: Vec<Sector> = std::fs::read_dir(&self.dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| MalomGame::parse_file_name(&e.file_name().to_string_lossy()))
+        let mut v: Vec<Sector> = file_names(&self.dir)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|name| MalomGame::parse_file_name(name))
             .filter(|&(g, s)| g == self.game && self.rules.sector_fits(s))
             .map(|(_, s)| s)
             .collect();
@@ -874,12 +867,10 @@ impl MalomDatabase {
 
 /// The prefixes of the Malom games whose `.secval` or sector files are in `dir`.
 fn present_games(dir: &Path) -> Vec<String> {
-    let mut found: Vec<String> = std::fs::read_dir(dir)
+    let mut found: Vec<String> = file_names(dir)
+        .unwrap_or_default()
         .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
+        .filter_map(|name| {
             MalomGame::parse_file_name(&name)
                 .map(|(g, _)| g)
                 .or_else(|| MalomGame::ALL.into_iter().find(|g| g.values_file_name() == name))

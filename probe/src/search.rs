@@ -197,20 +197,46 @@ fn mix(key: u64) -> u64 {
 impl TranspositionTable {
     /// A table of about `mib` MiB (rounded down to a power of two): 8 bytes
     /// per entry.
+    ///
+    /// # Panics
+    /// When the memory cannot be allocated (the process aborts); a size
+    /// given by a user goes through [`TranspositionTable::try_new`].
     pub fn new(mib: usize) -> TranspositionTable {
         TranspositionTable::with_entries(mib.saturating_mul(1 << 17))
     }
 
+    /// A table of about `mib` MiB, as [`TranspositionTable::new`].
+    ///
+    /// # Errors
+    /// When the memory cannot be allocated.
+    pub fn try_new(mib: usize) -> Result<TranspositionTable, std::collections::TryReserveError> {
+        TranspositionTable::try_with_entries(mib.saturating_mul(1 << 17))
+    }
+
     /// A table of about `entries` entries (rounded down to a power of two,
     /// at least 512).
+    ///
+    /// # Panics
+    /// As [`TranspositionTable::new`].
     pub fn with_entries(entries: usize) -> TranspositionTable {
+        TranspositionTable::try_with_entries(entries).expect("cannot allocate the transposition table")
+    }
+
+    fn try_with_entries(entries: usize) -> Result<TranspositionTable, std::collections::TryReserveError> {
         let buckets = entries / WAYS;
         let bucket_bits = (usize::BITS - 1 - buckets.max(1).leading_zeros()).max(MIN_BUCKET_BITS);
-        TranspositionTable {
-            words: (0..(WAYS << bucket_bits)).map(|_| AtomicU64::new(0)).collect(),
+        let len = WAYS.checked_shl(bucket_bits).filter(|&n| n >> bucket_bits == WAYS).unwrap_or(usize::MAX);
+        // Ask for the memory fallibly first, then build the table as before:
+        // a vector of zeros collected from an iterator, which the allocator
+        // hands out as zeroed pages that are only touched when used (a 1 GiB
+        // table for a small search stays small in memory, and costs no time
+        // to clear).
+        Vec::<AtomicU64>::new().try_reserve_exact(len)?;
+        Ok(TranspositionTable {
+            words: (0..len).map(|_| AtomicU64::new(0)).collect(),
             bucket_bits,
             busy: (0..1usize << BUSY_BITS).map(|_| AtomicU64::new(0)).collect(),
-        }
+        })
     }
 
     /// Entries the table holds at most.

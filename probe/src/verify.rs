@@ -37,7 +37,9 @@ use morris_db::moves::{apply_move, for_each_move};
 use morris_db::rules::FullBoardOutcome;
 use morris_db::table::table_path;
 use morris_db::value::PADDING_ENTRY;
-use morris_db::{Bitboard, Color, Move, Position, RuleSet, Sector, SectorIndex, Table, TableError, Value};
+use morris_db::{
+    Bitboard, Color, Move, Position, RuleSet, Sector, SectorError, SectorIndex, Store, Table, TableError, Value,
+};
 use rayon::prelude::*;
 
 /// Something wrong with a table.
@@ -240,31 +242,22 @@ impl Verifier {
     /// # Errors
     /// When the directory cannot be read.
     pub fn sectors(&self) -> std::io::Result<Vec<Sector>> {
-        let mut out = Vec::new();
-        for entry in std::fs::read_dir(&self.dir)? {
-            let name = entry?.file_name();
-            if let Some((preset, sector)) = Sector::parse_file_name(&name.to_string_lossy()) {
-                if preset == self.rules.name() && self.rules.sector_fits(sector) {
-                    out.push(sector);
-                }
-            }
-        }
-        out.sort_by_key(|s| (s.wh + s.bh, s.w + s.b, s.w, s.wh));
-        // A sector may have both a `.mtb` and a compressed `.mtz` file.
-        out.dedup();
-        Ok(out)
+        Store::new(&self.dir).dtm_sectors(&self.rules)
     }
 
     /// The slots of `sector` (for sizing a progress bar).
-    pub fn slots(&self, sector: Sector) -> u64 {
-        self.rules.indexer().sector(sector.w as usize, sector.b as usize).len()
+    ///
+    /// # Errors
+    /// When the sector cannot exist under the rule set.
+    pub fn slots(&self, sector: Sector) -> Result<u64, SectorError> {
+        Ok(self.rules.sector_index(sector)?.len())
     }
 
     /// Loads the table of `sector` into memory (random look-ups in memory
     /// are several times faster than in a mapped file), after checking its
     /// header, size and payload checksum.
     fn load(&self, sector: Sector) -> Loaded {
-        let index = self.rules.indexer().sector(sector.w as usize, sector.b as usize);
+        let index = self.rules.sector_index(sector).map_err(|e| e.to_string())?;
         Table::open(&self.dir, &self.rules, sector, index.len())
             .and_then(|t| t.verify_checksum().map(|()| t))
             .map(|t| {
@@ -314,7 +307,14 @@ impl Verifier {
         let path = table_path(&self.dir, &self.rules, sector);
         let mut report =
             TableReport { sector, path: path.clone(), positions: 0, faults: Vec::new(), fault_count: 0, seconds: 0.0 };
-        let index = self.rules.indexer().sector(sector.w as usize, sector.b as usize);
+        let index = match self.rules.sector_index(sector) {
+            Ok(index) => index,
+            Err(e) => {
+                report.fault_count = 1;
+                report.faults.push(Fault::File(e.to_string()));
+                return report;
+            }
+        };
         let table = match Table::open(&self.dir, &self.rules, sector, index.len()) {
             Ok(t) => t,
             Err(e) => {

@@ -88,13 +88,7 @@ impl WdlDatabase {
         if let Some(t) = self.tables.read().ok().and_then(|m| m.get(&sector).cloned()) {
             return Ok(t);
         }
-        if !self.rules.sector_fits(sector) {
-            return Err(ProbeError::Unreachable(format!(
-                "sector {sector} does not exist under rule set `{}`",
-                self.rules.name()
-            )));
-        }
-        let len = self.rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+        let len = self.rules.sector_index(sector).map_err(|e| ProbeError::Unreachable(e.to_string()))?.len();
         let table = match WdlTable::open(&self.dir, &self.rules, sector, len) {
             Ok(t) => t,
             Err(TableError::Missing { .. }) => {

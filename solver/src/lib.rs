@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_db::table::{table_path, write_table};
-use morris_db::{RuleSet, Sector, Table, TableError, TableHeader};
+use morris_db::{RuleSet, Sector, Store, Table, TableError, TableHeader};
 
 use crate::lock::DirLock;
 use crate::unit::{sector_slots, units, Unit, UnitKind};
@@ -48,12 +48,13 @@ pub enum SolveError {
     #[error(transparent)]
     Table(#[from] TableError),
     /// The database directory could not be created or listed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The directory.
         path: PathBuf,
-        /// The operating system's error.
-        source: std::io::Error,
+        /// The operating system's error (in the message, so not also the
+        /// error's source: a chain would print it twice).
+        error: std::io::Error,
     },
     /// The rule set is not solved by this solver yet: its name in
     /// backquotes, then why in parentheses.
@@ -85,7 +86,8 @@ pub enum SolveError {
         unit: String,
         /// The unit whose table it is.
         producer: String,
-        /// What is wrong with the table.
+        /// What is wrong with the table (in the message, so not also the
+        /// error's source).
         problem: Box<TableError>,
     },
     /// An internal consistency check failed (a bug; the table was not written).
@@ -96,6 +98,23 @@ pub enum SolveError {
         /// What went wrong.
         detail: String,
     },
+}
+
+/// What a solve tells its caller while it runs ([`solve_sliding_with`],
+/// [`solve_all_with`]), so that a command line can say it at once.
+#[derive(Debug)]
+pub enum SolveEvent<'a> {
+    /// A table on disk cannot be used (damaged, cut short, of another rule
+    /// set or sector): it is solved again and replaced.
+    Damaged {
+        /// The sector.
+        sector: Sector,
+        /// What is wrong with the file; it names the file.
+        error: &'a TableError,
+    },
+    /// A pair of sliding sectors (or a placement sector, or a Lasker
+    /// placement pair) has been solved and its tables written.
+    Solved(&'a PairTiming),
 }
 
 /// What one solved sector holds.
@@ -127,9 +146,6 @@ pub struct SolveReport {
     pub solved: Vec<SectorReport>,
     /// Sectors skipped because a valid table was already on disk.
     pub skipped: Vec<Sector>,
-    /// Sectors whose table was on disk but damaged (the error): solved
-    /// again and replaced.
-    pub replaced: Vec<(Sector, String)>,
     /// Canonical positions solved in this run.
     pub positions: u64,
     /// Wall time of this run, seconds.
@@ -170,12 +186,27 @@ pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
 /// [`SolveError::Io`] when the directory cannot be used;
 /// [`SolveError::Table`] when a table cannot be written or read.
 pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Result<SolveReport, SolveError> {
+    solve_sliding_with(rules, dir, options, &|_| {})
+}
+
+/// [`solve_sliding`], telling `observer` of every damaged table found and
+/// every pair solved as it happens (with progress bars hidden meanwhile).
+///
+/// # Errors
+/// As [`solve_sliding`].
+pub fn solve_sliding_with(
+    rules: &RuleSet,
+    dir: &Path,
+    options: &SolveOptions,
+    observer: &dyn Fn(&SolveEvent),
+) -> Result<SolveReport, SolveError> {
     check_supported(rules, false)?;
     let start = Instant::now();
     let _lock = DirLock::whole(dir)?;
-    remove_temporary_files(dir, |_| true).map_err(|source| SolveError::Io { path: dir.to_path_buf(), source })?;
+    remove_temporary_files(dir, |_| true).map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?;
     let mut report = SolveReport::default();
-    solve_units(rules, dir, &units(rules, options.max_stones, false), "pairs", options.progress, &mut report)?;
+    let all = units(rules, options.max_stones, false);
+    solve_units(rules, dir, &all, "pairs", options.progress, observer, &mut report)?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -216,6 +247,7 @@ fn solve_units(
     units: &[Unit],
     what: &str,
     progress: bool,
+    observer: &dyn Fn(&SolveEvent),
     report: &mut SolveReport,
 ) -> Result<(), SolveError> {
     let bar = if progress {
@@ -233,7 +265,7 @@ fn solve_units(
     };
     for unit in units {
         bar.set_message(unit.name());
-        solve_unit(rules, dir, unit, &bar, report)?;
+        solve_unit(rules, dir, unit, &bar, observer, report)?;
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -241,26 +273,21 @@ fn solve_units(
 }
 
 /// Solves one unit into `dir` unless every table of it is there with a
-/// valid checksum; writes only the tables that are missing or damaged
-/// (each under a temporary name, then renamed).
+/// valid checksum; writes only the tables that are missing or damaged.
 fn solve_unit(
     rules: &RuleSet,
     dir: &Path,
     unit: &Unit,
     bar: &ProgressBar,
+    observer: &dyn Fn(&SolveEvent),
     report: &mut SolveReport,
 ) -> Result<(), SolveError> {
-    let mut missing = Vec::new();
-    for &s in &unit.sectors {
-        match Table::open(dir, rules, s, sector_slots(rules, s)).and_then(|t| t.verify_checksum()) {
-            Ok(()) => {}
-            Err(TableError::Missing { .. }) => missing.push(s),
-            Err(e) => {
-                report.replaced.push((s, e.to_string()));
-                missing.push(s);
-            }
-        }
-    }
+    let missing: Vec<Sector> = unit
+        .sectors
+        .iter()
+        .copied()
+        .filter(|&s| needs_solving(rules, dir, s, &|e| bar.suspend(|| observer(e))))
+        .collect();
     if missing.is_empty() {
         report.skipped.extend(&unit.sectors);
         return Ok(());
@@ -279,17 +306,9 @@ fn solve_unit(
             (vec![(unit.sectors[0], entries)], timing)
         }
     };
+    store(rules, dir, solved, &missing, report)?;
+    bar.suspend(|| observer(&SolveEvent::Solved(&timing)));
     report.pairs.push(timing);
-    for (sector, entries) in solved {
-        let header = TableHeader::for_entries(rules, sector, &entries);
-        if missing.contains(&sector) {
-            write_table(&table_path(dir, rules, sector), &header, &entries)?;
-            report.positions += header.canonical_positions;
-            report.solved.push(SectorReport { sector, header });
-        } else {
-            report.skipped.push(sector);
-        }
-    }
     Ok(())
 }
 
@@ -304,18 +323,32 @@ fn solve_unit(
 /// # Errors
 /// [`SolveError::Unsupported`] for one removal per mill, and for the Lasker
 /// rule with a board that can fill up under a full-board rule that counts
-/// against White; otherwise as [`solve_sliding`].
+/// against White (the tables are relative to the side to move, which does
+/// not tell White from Black there); otherwise as [`solve_sliding`].
 pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveReport, SolveError> {
+    solve_all_with(rules, dir, progress, &|_| {})
+}
+
+/// [`solve_all`], telling `observer` what happens as [`solve_sliding_with`].
+///
+/// # Errors
+/// As [`solve_all`].
+pub fn solve_all_with(
+    rules: &RuleSet,
+    dir: &Path,
+    progress: bool,
+    observer: &dyn Fn(&SolveEvent),
+) -> Result<SolveReport, SolveError> {
     check_supported(rules, true)?;
     let start = Instant::now();
     let _lock = DirLock::whole(dir)?;
-    remove_temporary_files(dir, |_| true).map_err(|source| SolveError::Io { path: dir.to_path_buf(), source })?;
+    remove_temporary_files(dir, |_| true).map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?;
     let mut report = SolveReport::default();
-    let all = units(rules, u32::MAX, true);
-    let (sliding, placement): (Vec<Unit>, Vec<Unit>) = all.into_iter().partition(|u| u.kind == UnitKind::Sliding);
-    solve_units(rules, dir, &sliding, "pairs", progress, &mut report)?;
+    let (sliding, placement): (Vec<Unit>, Vec<Unit>) =
+        units(rules, u32::MAX, true).into_iter().partition(|u| u.kind == UnitKind::Sliding);
+    solve_units(rules, dir, &sliding, "pairs", progress, observer, &mut report)?;
     let what = if rules.lasker { "Lasker placement pairs" } else { "placement sectors" };
-    solve_units(rules, dir, &placement, what, progress, &mut report)?;
+    solve_units(rules, dir, &placement, what, progress, observer, &mut report)?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -328,24 +361,30 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
 /// it, and writes its tables under temporary names, renamed when complete.
 /// Holds the directory's lock shared and the unit's exclusively
 /// ([`lock::DirLock::unit`]), so units of one directory can be solved side
-/// by side.
+/// by side. Tells `observer` as [`solve_sliding_with`].
 ///
 /// # Errors
 /// [`SolveError::NoSuchUnit`], [`SolveError::Busy`], [`SolveError::Input`]
 /// (nothing solved), and as [`solve_all`].
-pub fn solve_only(rules: &RuleSet, dir: &Path, name: &str, progress: bool) -> Result<SolveReport, SolveError> {
+pub fn solve_only(
+    rules: &RuleSet,
+    dir: &Path,
+    name: &str,
+    progress: bool,
+    observer: &dyn Fn(&SolveEvent),
+) -> Result<SolveReport, SolveError> {
     let unit = unit::find_unit(rules, name)?;
     check_supported(rules, unit.kind != UnitKind::Sliding)?;
     let start = Instant::now();
     let _lock = DirLock::unit(dir, rules, &unit)?;
-    let own: Vec<PathBuf> = unit.sectors.iter().map(|&s| table_path(dir, rules, s)).collect();
-    remove_temporary_files(dir, |tmp| own.iter().any(|p| tmp == p.as_os_str().to_string_lossy() + ".tmp"))
-        .map_err(|source| SolveError::Io { path: dir.to_path_buf(), source })?;
+    let own: Vec<String> =
+        unit.sectors.iter().map(|&s| table_path(dir, rules, s).to_string_lossy().into_owned() + ".tmp").collect();
+    remove_temporary_files(dir, |tmp| own.iter().any(|o| o == tmp))
+        .map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?;
     let all_valid = unit
         .sectors
         .iter()
         .all(|&s| Table::open(dir, rules, s, sector_slots(rules, s)).and_then(|t| t.verify_checksum()).is_ok());
-    let mut report = SolveReport::default();
     if !all_valid {
         let all = units(rules, u32::MAX, true);
         for input in unit.inputs(rules) {
@@ -357,19 +396,63 @@ pub fn solve_only(rules: &RuleSet, dir: &Path, name: &str, progress: bool) -> Re
             }
         }
     }
+    let mut report = SolveReport::default();
     let bar = if progress { ProgressBar::new_spinner() } else { ProgressBar::hidden() };
-    solve_unit(rules, dir, &unit, &bar, &mut report)?;
+    solve_unit(rules, dir, &unit, &bar, observer, &mut report)?;
     bar.finish_and_clear();
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
 
+/// Whether `sector`'s table must be solved: it is missing, or it is there
+/// but cannot be used (then `damaged` is told why before it is replaced).
+fn needs_solving(rules: &RuleSet, dir: &Path, sector: Sector, damaged: &dyn Fn(&SolveEvent)) -> bool {
+    match Table::open(dir, rules, sector, sector_slots(rules, sector)).and_then(|t| t.verify_checksum()) {
+        Ok(()) => false,
+        Err(TableError::Missing { .. }) => true,
+        Err(error) => {
+            damaged(&SolveEvent::Damaged { sector, error: &error });
+            true
+        }
+    }
+}
+
+/// Writes the tables of `solved` that were `missing` (counting them in
+/// `report`; the others are kept as they are). A table written replaces
+/// both forms on disk: the compressed twin (`.mtz`) of a re-solved table
+/// is removed, so no stale copy stays beside the new `.mtb`.
+fn store(
+    rules: &RuleSet,
+    dir: &Path,
+    solved: Vec<(Sector, Vec<u16>)>,
+    missing: &[Sector],
+    report: &mut SolveReport,
+) -> Result<(), SolveError> {
+    for (sector, entries) in solved {
+        if !missing.contains(&sector) {
+            report.skipped.push(sector);
+            continue;
+        }
+        let header = TableHeader::for_entries(rules, sector, &entries);
+        let path = table_path(dir, rules, sector);
+        write_table(&path, &header, &entries)?;
+        let twin = path.with_extension(morris_db::compressed::COMPRESSED_EXTENSION);
+        match fs::remove_file(&twin) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => return Err(TableError::Io { path: twin, error }.into()),
+        }
+        report.positions += header.canonical_positions;
+        report.solved.push(SectorReport { sector, header });
+    }
+    Ok(())
+}
+
 /// Removes the `*.tmp` files that an interrupted run left behind and
 /// `which` selects (by path).
 fn remove_temporary_files(dir: &Path, which: impl Fn(&str) -> bool) -> std::io::Result<()> {
-    for entry in fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.extension().is_some_and(|e| e == "tmp") && which(&path.to_string_lossy()) {
+    for path in Store::new(dir).temporary_files()? {
+        if which(&path.to_string_lossy()) {
             fs::remove_file(&path)?;
         }
     }

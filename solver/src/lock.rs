@@ -11,8 +11,9 @@
 //!   same files.
 //!
 //! Locks are tried, never waited for: the second solve is refused with a
-//! message naming the lock. The kernel drops a lock when its holder exits,
-//! killed or not, so a lock file left behind is harmless. On a shared file
+//! message naming the lock. A released lock file is removed when no one
+//! else holds it; the kernel drops a lock when its holder exits, killed or
+//! not, so a lock file left behind by a killed solve is harmless. On a shared file
 //! system the locks reach across machines where it supports `flock` (NFS
 //! v4; Lustre mounted with `flock`).
 
@@ -35,26 +36,78 @@ pub const UNIT_LOCKS: &str = ".morris-locks";
 /// process ends).
 #[derive(Debug)]
 pub struct DirLock {
-    _files: Vec<File>,
+    /// Innermost (the unit's) last.
+    held: Vec<Held>,
 }
 
-fn open_lock_file(path: &Path) -> Result<File, SolveError> {
-    OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(|source| SolveError::Io { path: path.to_path_buf(), source })
+/// One lock file, locked.
+#[derive(Debug)]
+struct Held {
+    file: File,
+    path: PathBuf,
 }
 
-fn try_lock(file: &File, path: &Path, exclusive: bool, holder: &str) -> Result<(), SolveError> {
-    let taken = if exclusive { FileExt::try_lock_exclusive(file) } else { FileExt::try_lock_shared(file) };
-    match taken {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(SolveError::Busy { lock: path.to_path_buf(), holder: holder.to_string() }),
-        Err(source) => Err(SolveError::Io { path: path.to_path_buf(), source }),
+impl Drop for DirLock {
+    /// Releases the locks, innermost first. A lock file that no one else
+    /// holds (an exclusive lock on it succeeds) is removed, so a finished
+    /// solve leaves no file behind; one removed under a process that
+    /// opened it meanwhile is noticed there ([`acquire`] checks that the
+    /// file it locked is still the one at the path).
+    fn drop(&mut self) {
+        while let Some(held) = self.held.pop() {
+            if FileExt::try_lock_exclusive(&held.file).unwrap_or(false) {
+                let _ = fs::remove_file(&held.path);
+                if let Some(parent) = held.path.parent().filter(|p| p.ends_with(UNIT_LOCKS)) {
+                    // Only when empty: other units may be locked there.
+                    let _ = fs::remove_dir(parent);
+                }
+            }
+        }
     }
+}
+
+/// Whether `file` is still the file at `path` (not removed, or removed and
+/// made again, by another process's release).
+fn is_current(file: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), fs::metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, path);
+        true
+    }
+}
+
+/// Takes the lock of `path` (created, with its directory, if missing),
+/// exclusive or shared, without waiting.
+fn acquire(path: &Path, exclusive: bool, holder: &str) -> Result<Held, SolveError> {
+    let io = |error| SolveError::Io { path: path.to_path_buf(), error };
+    for _ in 0..1000 {
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(io)?;
+        }
+        let file = match OpenOptions::new().create(true).truncate(false).read(true).write(true).open(path) {
+            Ok(f) => f,
+            // Its directory was removed by a release meanwhile: again.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io(e)),
+        };
+        let taken = if exclusive { FileExt::try_lock_exclusive(&file) } else { FileExt::try_lock_shared(&file) };
+        match taken {
+            Ok(true) if is_current(&file, path) => return Ok(Held { file, path: path.to_path_buf() }),
+            // Removed by a release between our open and our lock: again.
+            Ok(true) => continue,
+            Ok(false) => return Err(SolveError::Busy { lock: path.to_path_buf(), holder: holder.to_string() }),
+            Err(e) => return Err(io(e)),
+        }
+    }
+    Err(io(std::io::Error::other("the lock file kept disappearing")))
 }
 
 impl DirLock {
@@ -64,16 +117,12 @@ impl DirLock {
     /// [`SolveError::Busy`] when another solve (whole or one unit) holds
     /// the directory; [`SolveError::Io`] when the lock file cannot be made.
     pub fn whole(dir: &Path) -> Result<DirLock, SolveError> {
-        fs::create_dir_all(dir).map_err(|source| SolveError::Io { path: dir.to_path_buf(), source })?;
-        let path = dir.join(DIR_LOCK);
-        let file = open_lock_file(&path)?;
-        try_lock(
-            &file,
-            &path,
+        let held = acquire(
+            &dir.join(DIR_LOCK),
             true,
             "another `morris solve` (a whole solve, or `--only` jobs) is using this directory",
         )?;
-        Ok(DirLock { _files: vec![file] })
+        Ok(DirLock { held: vec![held] })
     }
 
     /// Locks `dir` for solving `unit` of `rules` alone: the directory
@@ -83,19 +132,11 @@ impl DirLock {
     /// [`SolveError::Busy`] when a whole solve holds the directory, or
     /// another solve the same unit; [`SolveError::Io`] as [`DirLock::whole`].
     pub fn unit(dir: &Path, rules: &RuleSet, unit: &Unit) -> Result<DirLock, SolveError> {
-        let locks = dir.join(UNIT_LOCKS);
-        fs::create_dir_all(&locks).map_err(|source| SolveError::Io { path: locks.clone(), source })?;
-        let path = dir.join(DIR_LOCK);
-        let dir_file = open_lock_file(&path)?;
-        try_lock(&dir_file, &path, false, "a whole `morris solve` is using this directory")?;
-        let unit_path: PathBuf = locks.join(format!("{}_{}.lock", rules.name(), unit.name()));
-        let unit_file = open_lock_file(&unit_path)?;
-        try_lock(
-            &unit_file,
-            &unit_path,
-            true,
-            &format!("another `morris solve --only` is solving unit {}", unit.name()),
-        )?;
-        Ok(DirLock { _files: vec![dir_file, unit_file] })
+        let mut lock = DirLock { held: Vec::new() };
+        lock.held.push(acquire(&dir.join(DIR_LOCK), false, "a whole `morris solve` is using this directory")?);
+        let path = dir.join(UNIT_LOCKS).join(format!("{}_{}.lock", rules.name(), unit.name()));
+        let holder = format!("another `morris solve --only` is solving unit {}", unit.name());
+        lock.held.push(acquire(&path, true, &holder)?);
+        Ok(lock)
     }
 }

@@ -11,6 +11,7 @@
 use std::path::Path;
 
 use morris_db::moves::for_each_move;
+use morris_db::store::sector_order;
 use morris_db::value::{Value, PADDING_ENTRY};
 use morris_db::{Bitboard, Point, Points, RuleSet, Sector, SectorIndex, Table};
 use rayon::prelude::*;
@@ -83,7 +84,7 @@ pub fn lasker_pairs(rules: &RuleSet) -> Vec<Sector> {
             }
         }
     }
-    pairs.sort_by_key(|s| (s.wh + s.bh, s.w + s.b, s.wh, s.w));
+    pairs.sort_by_key(sector_order);
     pairs
 }
 

@@ -1,5 +1,6 @@
-//! Malom's database files (`../shared/oracle/malom/`, beside the repository)
-//! read through `morris_probe::malom`, and our tables checked against them.
+//! Malom's database files (the directory named by `MORRIS_MALOM_DIR`; in
+//! CI `../shared/oracle/malom/`, beside the repository) read through
+//! `morris_probe::malom`, and our tables checked against them.
 //!
 //! What must hold:
 //! - every file there opens (header, size, overflow table, `.secval`), and
@@ -20,8 +21,11 @@
 //!   value its moves give it under our move generation;
 //! - a missing or damaged file gives the typed errors of our own tables.
 //!
-//! Without the oracle directory every test says so on standard error and
-//! passes without checking anything.
+//! The files are not part of the repository, so every test here is
+//! `#[ignore]`d: a plain `cargo test` lists them as ignored. `.ci/run` sets
+//! `MORRIS_MALOM_DIR` and runs them with `--ignored`; run by hand:
+//! `MORRIS_MALOM_DIR=../shared/oracle/malom cargo test -p morris-tests --test malom -- --ignored`.
+//! With the variable unset or pointing elsewhere, a test run that way fails.
 
 use std::collections::{BTreeSet, HashSet};
 use std::fs;
@@ -34,19 +38,16 @@ use morris_probe::{Database, ProbeError};
 use morris_solver::{solve_sliding, SolveOptions};
 use rayon::prelude::*;
 
-/// The directory of Malom's files, or `None` (said on standard error) when
-/// it is not there.
-fn oracle(test: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracle/malom");
-    if dir.join("std.secval").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED {test}: Malom's files are not at {} (expected ../shared/oracle/malom beside the repository); nothing was checked",
-            dir.display()
-        );
-        None
-    }
+/// The directory of Malom's files, from `MORRIS_MALOM_DIR` (a relative
+/// path is taken from the workspace root). Panics, failing the test, when
+/// the variable is unset or the directory lacks `std.secval`: these tests
+/// only run when asked for (`--ignored`), and then they must check.
+fn oracle() -> PathBuf {
+    let var = std::env::var_os("MORRIS_MALOM_DIR")
+        .expect("MORRIS_MALOM_DIR is not set: point it at the directory of Malom's files (../shared/oracle/malom)");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(var);
+    assert!(dir.join("std.secval").is_file(), "MORRIS_MALOM_DIR: no std.secval in {}", dir.display());
+    dir
 }
 
 /// Malom's database of a game in the oracle directory.
@@ -71,8 +72,9 @@ fn ours() -> &'static Database {
 const SLIDING: [Sector; 3] = [Sector::sliding(3, 3), Sector::sliding(3, 4), Sector::sliding(4, 3)];
 
 #[test]
+#[ignore = "needs Malom's files: set MORRIS_MALOM_DIR"]
 fn every_file_opens_and_every_pointer_lands_on_the_value_of_its_position() {
-    let Some(dir) = oracle("every_file_opens...") else { return };
+    let dir = oracle();
     let mut files = 0;
     for game in MalomGame::ALL {
         let db = malom(&dir, game);
@@ -118,12 +120,13 @@ fn every_file_opens_and_every_pointer_lands_on_the_value_of_its_position() {
 }
 
 #[test]
+#[ignore = "needs Malom's files: set MORRIS_MALOM_DIR"]
 fn pointers_use_every_kind_of_symmetry() {
     // The rotations (0, 2, and 8, 10 with the ring swap) are the only
     // symmetries that are not their own inverse; sector 0-1 (one opponent
     // stone on an empty board) points through them, so the previous test
     // checks their direction.
-    let Some(dir) = oracle("pointers_use_every_kind_of_symmetry") else { return };
+    let dir = oracle();
     let db = malom(&dir, MalomGame::Standard);
     let file = db.sector(Sector { w: 0, b: 1, wh: 9, bh: 8 }).unwrap();
     let used: BTreeSet<u32> = (0..file.slots())
@@ -138,8 +141,9 @@ fn pointers_use_every_kind_of_symmetry() {
 }
 
 #[test]
+#[ignore = "needs Malom's files: set MORRIS_MALOM_DIR"]
 fn counts_and_longest_distances_match_malom_md_and_the_oracle() {
-    let Some(dir) = oracle("counts_and_longest_distances...") else { return };
+    let dir = oracle();
     let db = malom(&dir, MalomGame::Standard);
     // (sector, slots, canonical, wins, losses, draws, longest win, longest loss)
     let expected = [
@@ -158,8 +162,9 @@ fn counts_and_longest_distances_match_malom_md_and_the_oracle() {
 }
 
 #[test]
+#[ignore = "needs Malom's files: set MORRIS_MALOM_DIR"]
 fn our_sliding_sectors_agree_with_malom_on_every_position() {
-    let Some(dir) = oracle("our_sliding_sectors_agree...") else { return };
+    let dir = oracle();
     let theirs = malom(&dir, MalomGame::Standard);
     let mut total = 0;
     for sector in SLIDING {
@@ -196,8 +201,9 @@ fn best_set(moves: &[(morris_db::Move, Value)], board: &morris_db::Board) -> BTr
 }
 
 #[test]
+#[ignore = "needs Malom's files: set MORRIS_MALOM_DIR"]
 fn probing_through_both_gives_the_same_values_and_best_moves() {
-    let Some(dir) = oracle("probing_through_both...") else { return };
+    let dir = oracle();
     let theirs = malom(&dir, MalomGame::Standard);
     let rules = theirs.rules().clone();
     let board = rules.board();
@@ -261,8 +267,9 @@ fn probing_through_both_gives_the_same_values_and_best_moves() {
 }
 
 #[test]
+#[ignore = "needs Malom's files: set MORRIS_MALOM_DIR"]
 fn drawn_positions_of_the_oracle_are_draws_with_equal_stones() {
-    let Some(dir) = oracle("drawn_positions_of_the_oracle...") else { return };
+    let dir = oracle();
     let db = malom(&dir, MalomGame::Standard);
     for text in ["W:a4,a1,d3 B:a7,d1,c4 w", "W:a1,d3,c3 B:d1,c4,e3 w", "W:a4,a1,b2 B:a7,d1,b4 w"] {
         let pos = Position::parse(text, db.rules().board()).unwrap();
@@ -272,8 +279,9 @@ fn drawn_positions_of_the_oracle_are_draws_with_equal_stones() {
 }
 
 #[test]
+#[ignore = "needs Malom's files: set MORRIS_MALOM_DIR"]
 fn the_empty_board_of_each_game() {
-    let Some(dir) = oracle("the_empty_board_of_each_game") else { return };
+    let dir = oracle();
     let empty = |game: MalomGame| -> (MalomDatabase, Position) {
         let db = malom(&dir, game);
         let n = db.rules().stones;
@@ -332,8 +340,9 @@ fn consistent_with_moves(db: &MalomDatabase, present: &HashSet<Sector>, pos: &Po
 }
 
 #[test]
+#[ignore = "needs Malom's files: set MORRIS_MALOM_DIR"]
 fn placement_positions_agree_with_their_moves() {
-    let Some(dir) = oracle("placement_positions_agree_with_their_moves") else { return };
+    let dir = oracle();
     for game in MalomGame::ALL {
         let db = malom(&dir, game);
         let mut checked = 0;
@@ -365,8 +374,9 @@ fn placement_positions_agree_with_their_moves() {
 }
 
 #[test]
+#[ignore = "needs Malom's files: set MORRIS_MALOM_DIR"]
 fn missing_and_damaged_files_give_typed_errors() {
-    let Some(dir) = oracle("missing_and_damaged_files_give_typed_errors") else { return };
+    let dir = oracle();
     let rules = RuleSet::preset("nine").unwrap();
     let tmp = tempfile::tempdir().unwrap();
     fs::copy(dir.join("std.secval"), tmp.path().join("std.secval")).unwrap();

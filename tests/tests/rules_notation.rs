@@ -79,9 +79,12 @@ fn sanmill_start_positions_parse_to_ours() {
     for preset in FEN_PRESETS {
         let r = rules(preset);
         let n = r.stones;
-        // As Sanmill writes it before the first move (phase ready or
-        // placing), with and without its further fields.
+        // As Sanmill writes it today (node ids, `-1` for no last mill, the
+        // `ids:nodes` token), and as older versions wrote it (phase ready or
+        // placing), with and without their further fields.
         for fen in [
+            format!("********/********/******** w p p 0 {n} 0 {n} 0 0 -1 -1 -1 -1 0 0 1 ids:nodes"),
+            format!("********/********/******** w p p 0 {n} 0 {n} 0 0 -1 -1 -1 -1 0 0 1"),
             format!("********/********/******** w p p 0 {n} 0 {n} 0 0 0 0 0 0 0 0 1"),
             format!("********/********/******** w r p 0 {n} 0 {n} 0 0 0 0 0 0 0 0 1"),
             format!("********/********/******** w p p 0 {n} 0 {n} 0 0 0 0 0 0 0 0 0 1"),
@@ -89,9 +92,11 @@ fn sanmill_start_positions_parse_to_ours() {
         ] {
             assert_eq!(Position::from_fen(&fen, r.board()).unwrap(), Position::start(&r), "{preset}: {fen}");
         }
+        // Written as Sanmill writes the start today (its `tgf-cli` opening
+        // book and UCI tests hold this string for nine).
         assert_eq!(
             Position::start(&r).to_fen(&r).unwrap(),
-            format!("********/********/******** w p p 0 {n} 0 {n} 0 0 0 0 0 0 0 0 1")
+            format!("********/********/******** w p p 0 {n} 0 {n} 0 0 -1 -1 -1 -1 0 0 1 ids:nodes")
         );
     }
 }

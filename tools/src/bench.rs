@@ -18,10 +18,10 @@ pub struct BenchArgs {
     #[command(flatten)]
     rules: RulesArg,
     /// The suite: every sliding sector with at most N stones on the board.
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = crate::number::<u32>(6..=24))]
     max_stones: u32,
     /// Timed runs per thread count (the median is reported).
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = crate::number::<usize>(1..=1000))]
     runs: usize,
     /// Skip the one-thread baseline.
     #[arg(long)]
@@ -40,7 +40,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Runs `morris bench`.
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let threads = rayon::current_num_threads();
     let mut configs = vec![threads];
@@ -66,11 +66,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let m = median(times.clone());
         writeln!(
             out,
-            "{} sliding sectors with at most {} stones, {n} thread(s): median {:.3} s over {} runs ({}), {} canonical positions, {:.2} M positions/s",
+            "{} sliding sectors with at most {} stones, {}: median {:.3} s over {} ({}), {} canonical positions, {:.2} M positions/s",
             rules.name(),
             args.max_stones,
+            crate::plural(n as u64, "thread", "threads"),
             m,
-            times.len(),
+            crate::plural(times.len() as u64, "run", "runs"),
             times.iter().map(|t| format!("{t:.3}")).collect::<Vec<_>>().join(" "),
             positions,
             positions as f64 / m / 1e6

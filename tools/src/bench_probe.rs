@@ -12,12 +12,11 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use morris_db::wdl::parse_wdl_file_name;
-use morris_db::{Color, Position, RuleSet, Sector};
+use morris_db::{Color, FileKind, Position, RuleSet, Sector, Store};
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::{Database, ProbeOptions};
 
-use crate::{DbArg, RulesArg};
+use crate::{DbArg, RulesArg, ThreadsArg};
 
 /// Arguments of `morris bench-probe`.
 #[derive(Args)]
@@ -31,14 +30,14 @@ pub struct BenchProbeArgs {
     #[arg(long, value_name = "DIR")]
     wdl: Option<PathBuf>,
     /// Random positions probed per run and thread.
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = crate::number::<usize>(1..=100_000_000))]
     positions: usize,
     /// Timed runs (the median is reported).
-    #[arg(long, value_name = "N", default_value_t = 5)]
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = crate::number::<usize>(1..=1000))]
     runs: usize,
-    /// Threads of the parallel run (default: one per core).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    // Threads of the parallel run.
+    #[command(flatten)]
+    threads: ThreadsArg,
 }
 
 /// A small, fixed random number generator (xorshift64*), so runs are
@@ -73,31 +72,31 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Sliding sectors of `rules` with a file in `dir` (DTM tables, or WDL files
 /// with `wdl`), by file name.
 fn sectors_in(dir: &Path, rules: &RuleSet, wdl: bool) -> anyhow::Result<Vec<Sector>> {
-    let mut v: Vec<Sector> = std::fs::read_dir(dir)
+    let kinds: &[FileKind] = if wdl { &[FileKind::Wdl] } else { &[FileKind::Dtm, FileKind::Compressed] };
+    let mut v: Vec<Sector> = Store::new(dir)
+        .sectors(rules, kinds)
         .with_context(|| format!("cannot read {}", dir.display()))?
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if wdl {
-                parse_wdl_file_name(&name)
-            } else {
-                Sector::parse_file_name(&name)
-            }
-        })
-        .filter(|(p, s)| p == rules.name() && s.is_sliding())
-        .map(|(_, s)| s)
+        .into_iter()
+        .filter(Sector::is_sliding)
         .collect();
+    // The samples are drawn in this order: keep it as it was measured.
     v.sort();
     Ok(v)
 }
 
 /// `n` random canonical positions of `sectors`, each mapped by a random
 /// symmetry, with a random colour to move.
-fn sample(rules: &RuleSet, sectors: &[Sector], n: usize) -> Vec<Position> {
+///
+/// # Errors
+/// When a sector cannot exist under `rules`, or the memory for `n`
+/// positions (`--positions`) cannot be had.
+fn sample(rules: &RuleSet, sectors: &[Sector], n: usize) -> anyhow::Result<Vec<Position>> {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let syms = rules.board().symmetries();
-    let indexes: Vec<_> = sectors.iter().map(|s| rules.indexer().sector(s.w as usize, s.b as usize)).collect();
-    let mut out = Vec::with_capacity(n);
+    let indexes = sectors.iter().map(|&s| rules.sector_index(s)).collect::<Result<Vec<_>, _>>()?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(n)
+        .map_err(|e| anyhow::anyhow!("cannot hold {n} positions in memory ({e}); give a smaller --positions"))?;
     while out.len() < n && !indexes.is_empty() {
         let index = &indexes[rng.below(indexes.len() as u64) as usize];
         let Some((us, them)) = index.position(rng.below(index.len())) else {
@@ -107,7 +106,7 @@ fn sample(rules: &RuleSet, sectors: &[Sector], n: usize) -> Vec<Position> {
         let color = if rng.next() & 1 == 0 { Color::White } else { Color::Black };
         out.push(Position::from_relative(sym.apply(us), sym.apply(them), color, 0, 0));
     }
-    out
+    Ok(out)
 }
 
 /// Probes per second per thread of `probe` over `positions`, on `threads`
@@ -150,30 +149,27 @@ fn rate_with(positions: &[Position], threads: usize, runs: usize, work: &(dyn Fn
 
 /// Runs `morris bench-probe`.
 pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let dir = &args.db.db;
     let sectors = sectors_in(dir, &rules, false)?;
     if sectors.is_empty() {
         anyhow::bail!("{} holds no sliding table of rule set `{}`", dir.display(), rules.name());
     }
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = args.threads.count();
     let runs = args.runs.max(1);
-    let positions = sample(&rules, &sectors, args.positions.max(1));
+    let positions = sample(&rules, &sectors, args.positions.max(1))?;
     // The first query goes to the largest table, whose checksum takes longest.
-    let largest = sectors
-        .iter()
-        .copied()
-        .max_by_key(|s| rules.indexer().sector(s.w as usize, s.b as usize).len())
-        .unwrap_or(sectors[0]);
-    let first = sample(&rules, &[largest], 1)[0];
+    let largest =
+        sectors.iter().copied().max_by_key(|&s| rules.sector_index(s).map_or(0, |i| i.len())).unwrap_or(sectors[0]);
+    let first = sample(&rules, &[largest], 1)?[0];
     writeln!(
         out,
-        "{} positions sampled from {} tables ({}), {} runs each, median reported",
-        positions.len(),
-        sectors.len(),
+        "{} sampled from {} ({}), {} each, median reported",
+        crate::plural(positions.len() as u64, "position", "positions"),
+        crate::plural(sectors.len() as u64, "table", "tables"),
         sectors.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
-        runs
+        crate::plural(runs as u64, "run", "runs")
     )?;
 
     // Opening: a fresh database, its first query maps one table (the file

@@ -10,9 +10,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use morris_db::compressed::{compress_table, BLOCK_ENTRIES, COMPRESSED_EXTENSION, DEFAULT_LEVEL};
-use morris_db::table::table_path;
-use morris_db::{Sector, Table};
+use morris_db::compressed::{compress_table, BLOCK_ENTRIES, DEFAULT_LEVEL};
+use morris_db::{FileKind, Store, Table};
 use rayon::prelude::*;
 
 use crate::{DbArg, RulesArg};
@@ -25,7 +24,7 @@ pub struct CompressArgs {
     #[command(flatten)]
     db: DbArg,
     /// zstd level, 1 (fastest) to 19 (smallest).
-    #[arg(long, default_value_t = DEFAULT_LEVEL, value_parser = clap::value_parser!(i32).range(1..=19))]
+    #[arg(long, default_value_t = DEFAULT_LEVEL, value_parser = crate::number::<i32>(1..=19))]
     level: i32,
     /// Delete each `.mtb` table once its compressed form is written and
     /// every slot of it checked against the original.
@@ -35,18 +34,13 @@ pub struct CompressArgs {
 
 /// Runs `morris compress`.
 pub fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let dir = &args.db.db;
-    let mut sectors: Vec<Sector> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read database directory {}", dir.display()))?
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".mtb"))
-        .filter_map(|e| Sector::parse_file_name(&e.file_name().to_string_lossy()))
-        .filter(|(p, s)| p == rules.name() && rules.sector_fits(*s))
-        .map(|(_, s)| s)
-        .collect();
-    sectors.sort_by_key(|s| (s.wh + s.bh, s.w + s.b, s.w, s.wh));
+    let store = Store::new(dir);
+    let sectors = store
+        .sectors(&rules, &[FileKind::Dtm])
+        .with_context(|| format!("cannot read database directory {}", dir.display()))?;
     if sectors.is_empty() {
         anyhow::bail!("{} holds no uncompressed table of rule set `{}`", dir.display(), rules.name());
     }
@@ -54,10 +48,10 @@ pub fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
     let (mut positions, mut before, mut after) = (0u64, 0u64, 0u64);
     writeln!(out, "{:<9} {:>14} {:>14} {:>14} {:>10}", "sector", "positions", ".mtb bytes", ".mtz bytes", "bytes/pos")?;
     for sector in sectors {
-        let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+        let len = rules.sector_index(sector)?.len();
         let source = Table::open(dir, &rules, sector, len)?;
         source.verify_checksum()?;
-        let path = table_path(dir, &rules, sector).with_extension(COMPRESSED_EXTENSION);
+        let path = store.path(rules.name(), sector, FileKind::Compressed);
         let report = compress_table(&source, &path, args.level)?;
         let packed = Table::open_unchecked(&path)?;
         packed.check(&rules, sector, len)?;

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 use morris_db::wdl::{export_table, wdl_path, WdlTable};
-use morris_db::{Sector, Table};
+use morris_db::{Store, Table};
 
 use crate::{DbArg, RulesArg};
 
@@ -28,18 +28,12 @@ pub struct ExportWdlArgs {
 
 /// Runs `morris export-wdl`.
 pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let dir = &args.db.db;
-    let mut sectors: Vec<Sector> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read database directory {}", dir.display()))?
-        .flatten()
-        .filter_map(|e| Sector::parse_file_name(&e.file_name().to_string_lossy()))
-        .filter(|(p, s)| p == rules.name() && rules.sector_fits(*s))
-        .map(|(_, s)| s)
-        .collect();
-    sectors.sort_by_key(|s| (s.wh + s.bh, s.w + s.b, s.w, s.wh));
-    sectors.dedup(); // a `.mtb` and a `.mtz` file of the same sector
+    let sectors = Store::new(dir)
+        .dtm_sectors(&rules)
+        .with_context(|| format!("cannot read database directory {}", dir.display()))?;
     if sectors.is_empty() {
         anyhow::bail!("{} holds no table of rule set `{}`", dir.display(), rules.name());
     }
@@ -48,7 +42,7 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
     let (mut positions, mut dtm_bytes, mut wdl_bytes, mut kept) = (0u64, 0u64, 0u64, 0usize);
     writeln!(out, "{:<9} {:>14} {:>14} {:>14} {:>10}", "sector", "positions", "DTM bytes", "WDL bytes", "bytes/pos")?;
     for sector in sectors {
-        let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+        let len = rules.sector_index(sector)?.len();
         let table = Table::open(dir, &rules, sector, len)?;
         table.verify_checksum()?;
         let path = wdl_path(&args.out, &rules, sector);

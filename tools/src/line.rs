@@ -19,7 +19,7 @@ pub struct LineArgs {
     db: DbArg,
     /// At most this many plies (default: to the end of a won or lost game;
     /// 12 plies of a draw).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::number::<usize>(1..=100_000))]
     plies: Option<usize>,
     #[command(flatten)]
     position: PositionArg,
@@ -30,7 +30,7 @@ const DRAW_PLIES: usize = 12;
 
 /// Runs `morris line`.
 pub fn run(args: LineArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let pos = args.position.parse(&rules)?;
     let db = Database::open(&args.db.db, rules)?;
@@ -72,19 +72,24 @@ fn ending(rules: &RuleSet, start: &Position, value: Value, end: &Position, plies
     };
     match value {
         Value::Draw => format!(
-            "a draw: neither side can force a win; {plies} plies of a drawing line shown (every move keeps the draw)"
+            "a draw: neither side can force a win; {} of a drawing line shown (every move keeps the draw)",
+            crate::plural(plies as u64, "ply", "plies")
         ),
         Value::Win(_) | Value::Loss(_) if end.legal_moves(rules).is_empty() => {
             let loser = end.side_to_move;
             let why = if end.us().count_ones() + (end.us_in_hand() as u32) < 3 {
-                format!("{loser} is down to {} stones", end.us().count_ones())
+                format!("{loser} is down to {}", crate::plural(end.us().count_ones().into(), "stone", "stones"))
             } else {
                 format!("{loser} cannot move")
             };
-            format!("{} wins in {plies} plies: {why}", winner(value))
+            format!("{} wins in {}: {why}", winner(value), crate::plural(plies as u64, "ply", "plies"))
         }
         _ => {
-            format!("{} wins; the line is cut after {plies} plies (raise --plies to see it to the end)", winner(value))
+            format!(
+                "{} wins; the line is cut after {} (raise --plies to see it to the end)",
+                winner(value),
+                crate::plural(plies as u64, "ply", "plies")
+            )
         }
     }
 }

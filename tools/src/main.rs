@@ -9,6 +9,7 @@ mod compare;
 mod compress;
 mod export;
 mod line;
+mod output;
 mod perft;
 mod plan;
 mod play;
@@ -25,6 +26,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use morris_db::fen::{is_fen, Clocks};
 use morris_db::rules::{FullBoardOutcome, Overrides};
 use morris_db::{Position, RuleSet};
 
@@ -131,7 +133,7 @@ pub struct RulesArg {
     #[arg(long, default_value = "nine", value_name = "PRESET")]
     pub rules: String,
     /// Custom rule set: stones per player.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = number::<u8>(3..=12))]
     pub stones: Option<u8>,
     /// Custom rule set: a player with 3 stones flies.
     #[arg(long, conflicts_with = "no_flying")]
@@ -212,6 +214,55 @@ impl RulesArg {
     }
 }
 
+/// `n` and a noun in the number `n` asks for: `1 table`, `2 tables`,
+/// `1 ply`, `0 plies`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The value parser of every numeric option: a whole number in `range`.
+/// Anything else (a negative number, a word, a value out of range) is
+/// refused by clap with a message that names the option and the range, and
+/// exit code 2.
+pub fn number<T>(range: impl std::ops::RangeBounds<u64>) -> clap::builder::RangedU64ValueParser<T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    clap::builder::RangedU64ValueParser::<T>::new().range(range)
+}
+
+/// The most worker threads any subcommand starts.
+pub const MAX_THREADS: u64 = 1024;
+
+/// The worker threads option of the subcommands that work in parallel
+/// (`solve`, `verify`, `prove`, `bench-probe`): the same meaning in each.
+#[derive(Args, Clone, Copy)]
+pub struct ThreadsArg {
+    /// Worker threads; 0 or absent: one per core.
+    #[arg(long, value_name = "N", value_parser = number::<usize>(0..=MAX_THREADS))]
+    pub threads: Option<usize>,
+}
+
+impl ThreadsArg {
+    /// The number of threads: the option's value, or one per core when it
+    /// is absent or 0.
+    pub fn count(&self) -> usize {
+        match self.threads {
+            Some(n) if n > 0 => n,
+            _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+
+    /// A thread pool of [`ThreadsArg::count`] threads.
+    ///
+    /// # Errors
+    /// When the operating system refuses to start the threads.
+    pub fn pool(&self) -> anyhow::Result<rayon::ThreadPool> {
+        use anyhow::Context as _;
+        rayon::ThreadPoolBuilder::new().num_threads(self.count()).build().context("cannot start the worker threads")
+    }
+}
+
 /// The database directory option.
 #[derive(Args, Clone)]
 pub struct DbArg {
@@ -220,22 +271,85 @@ pub struct DbArg {
     pub db: PathBuf,
 }
 
-/// A position given as one or several command-line words.
+/// A position argument, required: `W:<points> B:<points> <w|b> [<white in
+/// hand> <black in hand>]` or a Sanmill FEN, as one quoted argument or
+/// several words, before or after the options, or after `--fen`.
 #[derive(Args, Clone)]
+#[group(id = "position_arg", required = true, multiple = false)]
 pub struct PositionArg {
     /// The position, e.g. `W:a4,a1,d3 B:a7,d1,c4 w` (stones in hand optional: `... w 5 6`),
-    /// or a Sanmill FEN (recognised by its `/`).
-    #[arg(value_name = "POSITION", required = true, num_args = 1.., allow_hyphen_values = true)]
+    /// or a Sanmill FEN (recognised by its `/`); one quoted argument or several words.
+    #[arg(value_name = "POSITION", num_args = 1.., allow_negative_numbers = true)]
     pub position: Vec<String>,
+    /// The position as a Sanmill FEN, e.g. `'********/********/******** w p p 0 9 0 9 0 0 -1 -1 -1 -1 0 0 1'`.
+    #[arg(long, value_name = "FEN", num_args = 1.., allow_negative_numbers = true)]
+    pub fen: Vec<String>,
 }
 
 impl PositionArg {
-    /// Parses and validates the position under `rules`.
+    /// Reads and validates the position under `rules`.
     pub fn parse(&self, rules: &RuleSet) -> anyhow::Result<Position> {
-        let pos = Position::read(&self.position.join(" "), rules.board())?;
-        pos.validate(rules)?;
-        Ok(pos)
+        read_position(&self.position, &self.fen, rules)?
+            .map(|(p, _)| p)
+            .ok_or_else(|| anyhow::anyhow!("give a position"))
     }
+}
+
+/// A position argument that may be left out (the rule set's start is
+/// meant); otherwise as [`PositionArg`].
+#[derive(Args, Clone)]
+#[group(id = "start_arg", required = false, multiple = false)]
+pub struct StartArg {
+    /// The position (default: the start of the rule set), e.g. `W:d6 B: b 8 9`
+    /// or a Sanmill FEN; one quoted argument or several words.
+    #[arg(value_name = "POSITION", num_args = 1.., allow_negative_numbers = true)]
+    pub position: Vec<String>,
+    /// The position as a Sanmill FEN.
+    #[arg(long, value_name = "FEN", num_args = 1.., allow_negative_numbers = true)]
+    pub fen: Vec<String>,
+}
+
+impl StartArg {
+    /// Reads and validates the position under `rules`; the start when none
+    /// was given.
+    pub fn parse(&self, rules: &RuleSet) -> anyhow::Result<Position> {
+        Ok(read_position(&self.position, &self.fen, rules)?.map_or_else(|| Position::start(rules), |(p, _)| p))
+    }
+}
+
+/// The position given as words (either notation) or after `--fen` (a FEN
+/// only), read by [`Position::read_for`]; `None` when neither was given.
+pub fn read_position(words: &[String], fen: &[String], rules: &RuleSet) -> anyhow::Result<Option<(Position, Clocks)>> {
+    let (text, must_be_fen) = match (words.is_empty(), fen.is_empty()) {
+        (true, true) => return Ok(None),
+        (false, _) => (words.join(" "), false),
+        (true, false) => (fen.join(" "), true),
+    };
+    if fen.len() > 1 && fen[0].split_whitespace().nth(1).is_some() {
+        anyhow::bail!("`{}` follows the FEN given after `--fen`; give the position once", fen[1..].join(" "));
+    }
+    if must_be_fen && !is_fen(&text) {
+        anyhow::bail!("`--fen {text}` is not a FEN (it has no `/`); give a position in our notation without `--fen`");
+    }
+    Ok(Some(Position::read_for(&text, rules)?))
+}
+
+/// An error and its causes, `: `-separated, each cause once: a cause whose
+/// text already ends the message (an error that shows its source in its own
+/// text and also returns it as its source) is not repeated.
+fn message(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.ends_with(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
 }
 
 fn main() -> ExitCode {
@@ -264,12 +378,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            if e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            }) {
-                return ExitCode::SUCCESS;
-            }
-            eprintln!("error: {e:#}");
+            output::errln!("error: {}", message(&e));
             ExitCode::FAILURE
         }
     }

@@ -5,12 +5,14 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Args;
-use morris_db::Position;
 use rayon::prelude::*;
 
-use crate::RulesArg;
+use crate::{RulesArg, StartArg};
+
+/// The deepest perft asked for: far beyond what finishes (the count grows
+/// about tenfold per ply), and shallow enough for the recursion's stack.
+const MAX_DEPTH: u64 = 64;
 
 /// Arguments of `morris perft`.
 #[derive(Args)]
@@ -19,30 +21,21 @@ pub struct PerftArgs {
     rules: RulesArg,
     /// Length of the move sequences, in plies (a move with its removals is
     /// one ply).
-    #[arg(long, short, value_name = "D")]
+    #[arg(long, short, value_name = "D", value_parser = crate::number::<u32>(0..=MAX_DEPTH))]
     depth: u32,
     /// One line per legal first move with the count below it.
     #[arg(long)]
     divide: bool,
-    /// The position (default: the start, each side with the rule set's
-    /// stones in hand), as `W:... B:... w [5 6]` or a Sanmill FEN.
-    #[arg(value_name = "POSITION", num_args = 0.., allow_hyphen_values = true)]
-    position: Vec<String>,
+    #[command(flatten)]
+    position: StartArg,
 }
 
 /// Runs `morris perft`: prints the count (with `--divide`, `<move> <count>`
 /// per first move, then `total <count>`).
 pub fn run(args: PerftArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
-    let pos = if args.position.is_empty() {
-        Position::start(&rules)
-    } else {
-        let text = args.position.join(" ");
-        let pos = Position::read(&text, rules.board()).with_context(|| format!("cannot read position `{text}`"))?;
-        pos.validate(&rules)?;
-        pos
-    };
+    let pos = args.position.parse(&rules)?;
     if args.depth == 0 {
         writeln!(out, "{}", if args.divide { "total 1" } else { "1" })?;
         return Ok(ExitCode::SUCCESS);

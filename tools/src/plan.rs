@@ -84,6 +84,16 @@ impl Plan {
         plan
     }
 
+    /// The estimated time of the solve on this machine, in seconds.
+    pub fn seconds(&self) -> f64 {
+        self.seconds
+    }
+
+    /// The number of tables missing.
+    pub fn missing(&self) -> usize {
+        self.missing
+    }
+
     /// Whether nothing is missing.
     pub fn is_empty(&self) -> bool {
         self.missing == 0
@@ -103,8 +113,8 @@ impl Plan {
         let free_memory = available_memory();
         writeln!(
             out,
-            "{} tables of {} to solve, {} slots: estimated {:.0} s on 2 cores, peak memory {}, disk {} (free: memory {}, disk {})",
-            self.missing,
+            "{} of {} to solve, {} slots: estimated {:.0} s on 2 cores, peak memory {}, disk {} (free: memory {}, disk {})",
+            crate::plural(self.missing as u64, "table", "tables"),
             rules.name(),
             self.slots,
             self.seconds,
@@ -122,7 +132,9 @@ impl Plan {
     }
 }
 
-fn available_memory() -> Option<u64> {
+/// The memory available to a new process now (`MemAvailable` of
+/// /proc/meminfo, Linux only), in bytes.
+pub fn available_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)

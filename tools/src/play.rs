@@ -8,10 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use morris_db::{Color, Move, Position, Value};
+use morris_db::{Color, Move, Position, RuleSet, Value};
 use morris_probe::Database;
 
-use crate::{DbArg, RulesArg};
+use crate::{read_position, DbArg, RulesArg};
 
 /// The colour the human plays.
 #[derive(Clone, Copy, ValueEnum)]
@@ -33,10 +33,13 @@ pub struct PlayArgs {
     #[arg(long = "as", value_enum, value_name = "COLOUR", default_value = "white")]
     side: Side,
     /// Start from this position instead of the start of the game, e.g.
-    /// `W:a4,a1,d3,g7 B:a7,d1,c4 w` (the database must hold its sector:
-    /// only the sliding phase is solved so far).
-    #[arg(long, value_name = "POSITION")]
-    from: Option<String>,
+    /// `W:a4,a1,d3,g7 B:a7,d1,c4 w` or a Sanmill FEN, one quoted argument or
+    /// several words. The database must hold every table the game can
+    /// reach: the sliding sectors with at most the position's stones, and
+    /// with stones in hand the placement sectors too (`morris solve --phase
+    /// all`); this is checked before the first move.
+    #[arg(long, value_name = "POSITION", num_args = 1.., allow_negative_numbers = true)]
+    from: Vec<String>,
 }
 
 const HELP: &str = "type a move (`d6`, `d6-d5`, `d6-d5xb4`), or: value (the position's value), moves (the legal moves), hint (a best move), board, help, quit";
@@ -44,18 +47,11 @@ const HELP: &str = "type a move (`d6`, `d6-d5`, `d6-d5xb4`), or: value (the posi
 /// Runs `morris play`, reading moves from standard input.
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let rules = args.rules.rule_set()?;
-    let mut pos = match &args.from {
-        Some(text) => Position::parse(text, rules.board())?,
-        None => Position {
-            white: 0,
-            black: 0,
-            side_to_move: Color::White,
-            white_in_hand: rules.stones,
-            black_in_hand: rules.stones,
-        },
-    };
-    pos.validate(&rules)?;
+    let mut pos = read_position(&args.from, &[], &rules)?.map_or_else(|| Position::start(&rules), |(p, _)| p);
+    check_coverage(&rules, &args.db.db, &pos)?;
     let db = Database::open(&args.db.db, rules)?;
+    // The first probe also checks the tables the start needs.
+    db.analyze(&pos)?;
     let rules = db.rules();
     let board = rules.board();
     let human = match args.side {
@@ -64,7 +60,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     writeln!(out, "morris play: you are {human}, rule set {}. {HELP}.", rules.name())?;
     writeln!(out, "\n{}", pos.diagram(board))?;
     let mut ply = 0usize;
@@ -72,12 +68,12 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         if pos.legal_moves(rules).is_empty() {
             let loser = pos.side_to_move;
             let why = if pos.us().count_ones() + (pos.us_in_hand() as u32) < 3 {
-                format!("{loser} is down to {} stones", pos.us().count_ones())
+                format!("{loser} is down to {}", crate::plural(pos.us().count_ones().into(), "stone", "stones"))
             } else {
                 format!("{loser} cannot move")
             };
             let verdict = if loser == human { "you lose" } else { "you win" };
-            writeln!(out, "game over after {ply} plies: {why}; {verdict}.")?;
+            writeln!(out, "game over after {}: {why}; {verdict}.", crate::plural(ply as u64, "ply", "plies"))?;
             return Ok(ExitCode::SUCCESS);
         }
         if pos.side_to_move != human {
@@ -98,7 +94,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         match command.to_ascii_lowercase().as_str() {
             "" => {}
             "quit" | "exit" | "q" | "resign" => {
-                writeln!(out, "game left unfinished after {ply} plies.")?;
+                writeln!(out, "game left unfinished after {}.", crate::plural(ply as u64, "ply", "plies"))?;
                 return Ok(ExitCode::SUCCESS);
             }
             "help" | "?" => writeln!(out, "{HELP}")?,
@@ -128,6 +124,29 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Refuses a database that lacks a table the game from `pos` can reach, so
+/// that a game never stops at a missing table halfway through.
+fn check_coverage(rules: &RuleSet, dir: &std::path::Path, pos: &Position) -> anyhow::Result<()> {
+    let stones = pos.white.count_ones() + pos.black.count_ones();
+    let in_hand = pos.white_in_hand + pos.black_in_hand > 0;
+    let max_stones = if in_hand { u32::MAX } else { stones };
+    let plan = crate::plan::Plan::new(rules, dir, max_stones, in_hand);
+    if !plan.is_empty() {
+        let how = if in_hand {
+            format!("morris solve --rules {} --db {} --phase all", rules.name(), dir.display())
+        } else {
+            format!("morris solve --rules {} --db {} --max-stones {stones}", rules.name(), dir.display())
+        };
+        anyhow::bail!(
+            "{} lacks {} this game can reach{}; solve them first: `{how}`",
+            dir.display(),
+            crate::plural(plan.missing() as u64, "table", "tables"),
+            if in_hand { " (placement sectors: the game starts with stones in hand)" } else { "" }
+        );
+    }
+    Ok(())
+}
+
 fn play(pos: &Position, mv: Move, ply: &mut usize) -> Position {
     *ply += 1;
     pos.play_unchecked(mv)
@@ -136,8 +155,8 @@ fn play(pos: &Position, mv: Move, ply: &mut usize) -> Position {
 /// A value for `who` in words.
 fn describe(v: Value, who: Color) -> String {
     match v {
-        Value::Win(n) => format!("{who} wins in {n} plies"),
-        Value::Loss(n) => format!("{who} loses in {n} plies"),
+        Value::Win(n) => format!("{who} wins in {}", crate::plural(n.into(), "ply", "plies")),
+        Value::Loss(n) => format!("{who} loses in {}", crate::plural(n.into(), "ply", "plies")),
         Value::Draw => "a draw".to_string(),
     }
 }

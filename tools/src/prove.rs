@@ -19,7 +19,7 @@ use morris_probe::search_dtm::prove_dtm;
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::Database;
 
-use crate::{DbArg, RulesArg};
+use crate::{DbArg, RulesArg, StartArg, ThreadsArg};
 
 /// Arguments of `morris prove`.
 #[derive(Args)]
@@ -36,15 +36,14 @@ pub struct ProveArgs {
     /// Also prove the value of every first move (one per symmetry class).
     #[arg(long)]
     divide: bool,
-    /// Threads searching together, sharing one transposition table
-    /// (default: one per core).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    // Threads searching together, sharing one transposition table.
+    #[command(flatten)]
+    threads: ThreadsArg,
     /// One thread (same as `--threads 1`).
     #[arg(long)]
     no_parallel: bool,
     /// Size of the transposition table in MiB (8 bytes per entry).
-    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    #[arg(long, value_name = "MIB", default_value_t = 1024, value_parser = crate::number::<usize>(1..=1 << 24))]
     table_mib: usize,
     /// Switch move ordering off (same value, more work).
     #[arg(long)]
@@ -63,42 +62,31 @@ pub struct ProveArgs {
     /// games (`three`, `six`); `nine` from the empty board is far too large.
     #[arg(long, conflicts_with_all = ["wdl", "no_ordering"])]
     dtm: bool,
-    /// The position (default: the start of the rule set).
-    #[arg(value_name = "POSITION", num_args = 0.., allow_hyphen_values = true)]
-    position: Vec<String>,
+    #[command(flatten)]
+    position: StartArg,
 }
 
 fn word(v: Wdl) -> &'static str {
     match v {
-        1 => "win",
-        0 => "draw",
-        _ => "loss",
+        1 => "Win",
+        0 => "Draw",
+        _ => "Loss",
     }
 }
 
 /// Runs `morris prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
-    let pos = if args.position.is_empty() {
-        Position::start(&rules)
-    } else {
-        let pos = Position::parse(&args.position.join(" "), rules.board())?;
-        pos.validate(&rules)?;
-        pos
-    };
+    let pos = args.position.parse(&rules)?;
     let db = Database::open(&args.db.db, rules.clone())?;
     if args.dtm {
         return prove_dtm_and_report(&db, &pos, &args, &mut out);
     }
     let wdl = args.wdl.as_ref().map(|dir| WdlDatabase::open(dir, rules.clone())).transpose()?.map(Arc::new);
-    let threads = if args.no_parallel {
-        1
-    } else {
-        args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
-    };
+    let threads = if args.no_parallel { 1 } else { args.threads.count() };
     let counter = Arc::new(AtomicU64::new(0));
-    let table = Arc::new(TranspositionTable::new(args.table_mib));
+    let table = Arc::new(transposition_table(args.table_mib)?);
     let options = SearchOptions {
         use_placement_tables: false,
         move_ordering: !args.no_ordering,
@@ -129,16 +117,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     let mut total = SearchStats::default();
     let value = if args.divide && pos.us_in_hand() + pos.them_in_hand() > 0 {
         // First moves up to symmetry: one representative per canonical child.
-        let mut seen = std::collections::HashSet::new();
-        let moves: Vec<_> = pos
-            .legal_moves(&rules)
-            .into_iter()
-            .filter(|&mv| {
-                let c = pos.play_unchecked(mv);
-                let s = c.sector();
-                seen.insert((s, rules.indexer().sector(s.w as usize, s.b as usize).index(c.us(), c.them())))
-            })
-            .collect();
+        let moves = pos.legal_moves_up_to_symmetry(&rules);
         let mut best = -1;
         for mv in moves {
             let child = pos.play_unchecked(mv);
@@ -174,14 +153,13 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     writeln!(out, "position `{}`: {} (by search)", pos.to_text(rules.board()), word(value))?;
     writeln!(
         out,
-        "{} positions searched ({:.0} per second), {} table probes, {} of {} transposition entries used, {} thread{}, {:.2} s, peak memory {}",
+        "{} positions searched ({:.0} per second), {} table probes, {} of {} transposition entries used, {}, {:.2} s, peak memory {}",
         total.nodes,
         total.nodes as f64 / seconds.max(1e-9),
         total.table_probes,
         table.occupied(),
         table.capacity(),
-        threads,
-        if threads == 1 { "" } else { "s" },
+        crate::plural(threads as u64, "thread", "threads"),
         seconds,
         crate::solve::peak_memory().unwrap_or_else(|| "unknown".into())
     )?;
@@ -207,6 +185,25 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if disagree == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The transposition table of `--table-mib`, refused with an error (not an
+/// abort) when this machine has not that much memory available or the
+/// allocation fails.
+fn transposition_table(mib: usize) -> anyhow::Result<TranspositionTable> {
+    let bytes = (mib as u64).saturating_mul(1 << 20);
+    if let Some(free) = crate::plan::available_memory() {
+        if bytes > free {
+            anyhow::bail!(
+                "--table-mib {mib} asks for {:.1} GiB, but this machine has {:.1} GiB of memory available; give a smaller size",
+                bytes as f64 / (1u64 << 30) as f64,
+                free as f64 / (1u64 << 30) as f64
+            );
+        }
+    }
+    TranspositionTable::try_new(mib).map_err(|e| {
+        anyhow::anyhow!("cannot allocate a transposition table of {mib} MiB ({e}); give a smaller --table-mib")
+    })
 }
 
 fn wdl_of(v: Value) -> Wdl {
@@ -243,13 +240,8 @@ fn prove_dtm_and_report(
     };
     let (value, stats) = prove_dtm(db, pos)?;
     if args.divide && pos.us_in_hand() + pos.them_in_hand() > 0 {
-        let mut seen = std::collections::HashSet::new();
-        for mv in pos.legal_moves(rules) {
+        for mv in pos.legal_moves_up_to_symmetry(rules) {
             let child = pos.play_unchecked(mv);
-            let s = child.sector();
-            if !seen.insert((s, rules.indexer().sector(s.w as usize, s.b as usize).index(child.us(), child.them()))) {
-                continue;
-            }
             let child_value = prove_dtm(db, &child)?.0;
             write!(out, "  {:<8} {:?}", mv.notation(rules.board()), child_value.back())?;
             check(&child, child_value, out)?;

@@ -73,10 +73,6 @@ fn shown(value: Value, malom: Option<MalomValue>) -> String {
 pub struct ShowArgs {
     #[command(flatten)]
     rules: RulesArg,
-    /// Also write the position in text and, on the 24-point boards, as a
-    /// Sanmill FEN.
-    #[arg(long)]
-    fen: bool,
     #[command(flatten)]
     position: PositionArg,
 }
@@ -94,7 +90,7 @@ fn open(args: &QueryArgs) -> anyhow::Result<(Source, Position)> {
 
 /// Runs `morris probe`: prints the value, e.g. `Win(25)`.
 pub fn probe(args: QueryArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let (db, pos) = open(&args)?;
     let (value, malom) = db.value(&pos)?;
     writeln!(out, "{}", shown(value, malom))?;
@@ -103,7 +99,7 @@ pub fn probe(args: QueryArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs `morris analyze`: one line per legal move, best first.
 pub fn analyze(args: QueryArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let (db, pos) = open(&args)?;
     let (value, malom) = db.value(&pos)?;
     writeln!(out, "position: {}  value: {}", pos.to_text(db.rules().board()), shown(value, malom))?;
@@ -119,7 +115,7 @@ pub fn analyze(args: QueryArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs `morris bestmove`: prints a best move and its value.
 pub fn bestmove(args: QueryArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let (db, pos) = open(&args)?;
     match db.analyze(&pos)?.into_iter().next() {
         Some((mv, v, malom)) => writeln!(out, "{} {}", mv.notation(db.rules().board()), shown(v, malom))?,
@@ -130,18 +126,16 @@ pub fn bestmove(args: QueryArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs `morris show`: draws the board; with `--fen` also gives the
-/// position in text and, on the 24-point boards, as a Sanmill FEN.
+/// Runs `morris show`: draws the board, then gives the position in text
+/// and, on the 24-point boards, as a Sanmill FEN.
 pub fn show(args: ShowArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let pos = args.position.parse(&rules)?;
     write!(out, "{}", pos.diagram(rules.board()))?;
-    if args.fen {
-        writeln!(out, "position: {}", pos.to_text(rules.board()))?;
-        if let Ok(fen) = pos.to_fen(&rules) {
-            writeln!(out, "FEN: {fen}")?;
-        }
+    writeln!(out, "position: {}", pos.to_text(rules.board()))?;
+    if let Ok(fen) = pos.to_fen(&rules) {
+        writeln!(out, "FEN: {fen}")?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use clap::Args;
+use morris_db::fen::Clocks;
 use morris_db::record::replay;
 use morris_db::Position;
 
@@ -25,7 +26,7 @@ pub struct ReplayArgs {
     #[arg(value_name = "FILE")]
     file: PathBuf,
     /// Start from this position instead of the start (`W:... B:... w 5 6`
-    /// or a Sanmill FEN, quoted).
+    /// or a Sanmill FEN, one quoted argument).
     #[arg(long, value_name = "POSITION", allow_hyphen_values = true)]
     from: Option<String>,
     /// Print each position as a Sanmill FEN (24-point boards only).
@@ -38,7 +39,7 @@ pub struct ReplayArgs {
 
 /// Runs `morris replay`.
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let board = rules.board();
     let text = if args.file.as_os_str() == "-" {
@@ -48,25 +49,28 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         std::fs::read_to_string(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?
     };
-    let start = match &args.from {
-        None => Position::start(&rules),
-        Some(text) => {
-            let pos = Position::read(text, board).with_context(|| format!("cannot read position `{text}`"))?;
-            pos.validate(&rules)?;
-            pos
+    let (start, clocks) = match &args.from {
+        None => {
+            let start = Position::start(&rules);
+            (start, Clocks::estimate(&start, &rules))
         }
+        Some(text) => Position::read_for(text, &rules)?,
     };
-    let show = |pos: &Position| -> anyhow::Result<String> {
-        Ok(if args.fen { pos.to_fen(&rules)? } else { pos.to_text(board) })
+    let show = |pos: &Position, clocks: Clocks| -> anyhow::Result<String> {
+        Ok(if args.fen { pos.to_fen_with_clocks(&rules, clocks)? } else { pos.to_text(board) })
     };
-    writeln!(out, "start {}", show(&start)?)?;
+    writeln!(out, "start {}", show(&start, clocks)?)?;
     if args.diagram {
         write!(out, "{}", start.diagram(board))?;
     }
     let result = replay(&rules, start, &text);
+    let mut clocks = clocks;
+    let mut mover = start.side_to_move;
     for p in &result.played {
+        clocks = clocks.after(mover, &p.mv);
+        mover = p.after.side_to_move;
         let number = p.number.to_string();
-        writeln!(out, "{number:<6} {:<12} {}", p.mv.notation(board), show(&p.after)?)?;
+        writeln!(out, "{number:<6} {:<12} {}", p.mv.notation(board), show(&p.after, clocks)?)?;
         if args.diagram {
             write!(out, "{}", p.after.diagram(board))?;
         }

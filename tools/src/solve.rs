@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use morris_solver::{solve_all, solve_only, solve_sliding, SolveOptions, SolveReport};
+use morris_solver::{solve_all_with, solve_only, solve_sliding_with, SolveEvent, SolveOptions};
 
 use crate::plan::Plan;
-use crate::{DbArg, RulesArg};
+use crate::{DbArg, RulesArg, ThreadsArg};
 
 /// The phases `morris solve` can solve.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -29,11 +29,10 @@ pub struct SolveArgs {
     db: DbArg,
     /// Solve only sectors with at most N stones on the board in all
     /// (w + b <= N); default: every sliding sector (49 for `nine`).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::number::<u32>(6..=24))]
     max_stones: Option<u32>,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
     /// No progress bars.
     #[arg(long, short)]
     quiet: bool,
@@ -62,26 +61,26 @@ pub struct SolveArgs {
 
 /// Runs `morris solve`.
 pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
-    if let Some(n) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("cannot start the worker threads")?;
-    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.count())
+        .build_global()
+        .context("cannot start the worker threads")?;
     if let Some(unit) = &args.only {
-        let report = solve_only(&rules, &args.db.db, unit, !args.quiet)?;
-        print_replaced(&report);
+        let observer = |event: &SolveEvent| report_event(event, args.verbose);
+        let report = solve_only(&rules, &args.db.db, unit, !args.quiet, &observer)?;
         if report.solved.is_empty() {
             writeln!(out, "unit {unit} of {}: its tables are there and intact, nothing to do", rules.name())?;
         } else {
             writeln!(
                 out,
-                "unit {unit} of {}: solved {} table{} ({} canonical positions) in {:.2} s ({} threads, peak memory {})",
+                "unit {unit} of {}: solved {} ({}) in {:.2} s ({}, peak memory {})",
                 rules.name(),
-                report.solved.len(),
-                if report.solved.len() == 1 { "" } else { "s" },
-                report.positions,
+                crate::plural(report.solved.len() as u64, "table", "tables"),
+                crate::plural(report.positions, "canonical position", "canonical positions"),
                 report.seconds,
-                rayon::current_num_threads(),
+                crate::plural(rayon::current_num_threads() as u64, "thread", "threads"),
                 peak_memory().unwrap_or_else(|| "unknown".to_string()),
             )?;
         }
@@ -101,44 +100,55 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         plan.report(&rules, &args.db.db, args.force, &mut out)?;
     }
     let start = Instant::now();
+    let observer = |event: &SolveEvent| report_event(event, args.verbose);
     let report = match args.phase {
-        Phase::Sliding => solve_sliding(&rules, &args.db.db, &options)?,
+        Phase::Sliding => solve_sliding_with(&rules, &args.db.db, &options, &observer)?,
         Phase::All => {
             if args.max_stones.is_some() {
                 anyhow::bail!("--max-stones limits the sliding phase only; drop it with --phase all");
             }
-            solve_all(&rules, &args.db.db, !args.quiet)?
+            solve_all_with(&rules, &args.db.db, !args.quiet, &observer)?
         }
     };
     let seconds = start.elapsed().as_secs_f64();
-    print_replaced(&report);
-    writeln!(out,
-        "rule set {}: solved {} tables ({} canonical positions), kept {} already on disk, in {:.2} s ({:.2} M positions/s, {} threads, peak memory {})",
+    writeln!(
+        out,
+        "rule set {}: solved {} ({}), kept {} already on disk, in {:.2} s ({:.2} M positions/s, {}, peak memory {})",
         rules.name(),
-        report.solved.len(),
-        report.positions,
+        crate::plural(report.solved.len() as u64, "table", "tables"),
+        crate::plural(report.positions, "canonical position", "canonical positions"),
         report.skipped.len(),
         seconds,
         report.positions as f64 / seconds.max(1e-9) / 1e6,
-        rayon::current_num_threads(),
+        crate::plural(rayon::current_num_threads() as u64, "thread", "threads"),
         peak_memory().unwrap_or_else(|| "unknown".to_string()),
     )?;
-    if args.verbose {
-        for p in &report.pairs {
-            writeln!(
-                out,
-                "pair {:<9} initialise {:>8.3} s, iterate {:>8.3} s, {} plies",
-                p.name, p.initialise_seconds, p.iterate_seconds, p.plies
-            )?;
-        }
-    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Says on standard error which damaged tables were solved again.
-fn print_replaced(report: &SolveReport) {
-    for (sector, why) in &report.replaced {
-        eprintln!("note: the table of {sector} was damaged ({why}); solved it again");
+/// Says what a solve does as it happens: a damaged table that is solved
+/// again (always, on standard error), and with `verbose` each pair's
+/// timing when it is done (on standard output).
+pub fn report_event(event: &SolveEvent, verbose: bool) {
+    match event {
+        SolveEvent::Damaged { sector, error } => {
+            crate::output::errln!("note: the table of sector {sector} cannot be used ({error}); solving it again")
+        }
+        SolveEvent::Solved(p) if verbose => {
+            let mut out = crate::output::stdout();
+            // Standard output failing (other than a closed pipe) is not a
+            // reason to stop a solve: the tables are what it makes.
+            let _ = writeln!(
+                out,
+                "pair {:<9} initialise {:>8.3} s, iterate {:>8.3} s, {}",
+                p.name,
+                p.initialise_seconds,
+                p.iterate_seconds,
+                crate::plural(p.plies as u64, "ply", "plies")
+            )
+            .and_then(|()| out.flush());
+        }
+        SolveEvent::Solved(_) => {}
     }
 }
 

@@ -1,12 +1,15 @@
-//! `morris stats`: one row per table of a database directory.
+//! `morris stats`: one row per table of a database directory (a sector
+//! with both a `.mtb` and a `.mtz` file is one table: the `.mtb` one is
+//! read, and the `.mtz` twin is checked against it).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use morris_db::{RuleSet, Sector, Table, TableHeader};
+use morris_db::store::NamedRules;
+use morris_db::{Sector, Store, Table, TableHeader};
 
 use crate::DbArg;
 
@@ -15,7 +18,7 @@ use crate::DbArg;
 enum Format {
     /// Aligned columns for reading.
     Table,
-    /// `sector,positions,wins,losses,draws,max_win,max_loss`.
+    /// `sector,positions,wins,losses,draws,max_win,max_loss,rules`.
     Csv,
     /// A JSON array of objects, one per table.
     Json,
@@ -26,6 +29,11 @@ enum Format {
 pub struct StatsArgs {
     #[command(flatten)]
     db: DbArg,
+    /// Only the tables of this rule set: a preset, or a custom rule set's
+    /// name as its table files have it (e.g. `nine-dg-9a6d4236`). Default:
+    /// every rule set in the directory.
+    #[arg(long, value_name = "NAME")]
+    rules: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
@@ -36,30 +44,22 @@ struct Row {
 }
 
 /// Opens and fully checks one table file: header, size, checksum, and that
-/// the rule set named in the header has this fingerprint and sector size.
-/// A custom rule set (`<preset>-<8 hex digits of its fingerprint>`) is
-/// checked against the name: its preset gives the board (so the sector's
-/// size), and the fingerprint in the header must begin with those digits.
-fn check(path: &std::path::Path, name: &str, sector: Sector) -> anyhow::Result<TableHeader> {
+/// the rule set its name names has this fingerprint and sector size. A
+/// custom rule set's name gives its preset (so the board and the sector's
+/// size) and the first digits of its fingerprint ([`NamedRules`]).
+fn check(path: &Path, name: &str, sector: Sector) -> anyhow::Result<TableHeader> {
     let table = Table::open_unchecked(path)?;
     table.verify_checksum()?;
-    let custom = name
-        .rsplit_once('-')
-        .filter(|(_, hex)| hex.len() == 8 && hex.bytes().all(|c| c.is_ascii_hexdigit()))
-        .filter(|(preset, _)| RuleSet::preset(preset).is_ok());
-    let preset = custom.map_or(name, |(preset, _)| preset);
-    let rules =
-        RuleSet::preset(preset).with_context(|| format!("{}: file name names no known rule set", path.display()))?;
-    if !rules.sector_fits(sector) {
-        anyhow::bail!("{}: file name names sector {sector}, which rule set `{preset}` cannot have", path.display());
-    }
-    let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
-    let Some((_, hex)) = custom else {
-        table.check(&rules, sector, len)?;
+    let named =
+        NamedRules::parse(name).with_context(|| format!("{}: file name names no known rule set", path.display()))?;
+    let rules = &named.preset;
+    let len = rules.sector_index(sector).with_context(|| format!("{}: the file name's sector", path.display()))?.len();
+    if named.fingerprint_prefix.is_none() {
+        table.check(rules, sector, len)?;
         return Ok(table.header().clone());
-    };
+    }
     let h = table.header();
-    if h.rules_name != name || !format!("{:016x}", h.rules_fingerprint).starts_with(&hex.to_ascii_lowercase()) {
+    if !named.matches(&h.rules_name, h.rules_fingerprint) {
         anyhow::bail!(
             "{}: the header names rule set `{}` (fingerprint {:016x}), not `{name}`",
             path.display(),
@@ -78,27 +78,58 @@ fn check(path: &std::path::Path, name: &str, sector: Sector) -> anyhow::Result<T
     Ok(h.clone())
 }
 
-/// Runs `morris stats`.
-pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
-    let dir = &args.db.db;
-    let entries =
-        std::fs::read_dir(dir).with_context(|| format!("cannot read database directory {}", dir.display()))?;
-    let mut files: Vec<(String, Sector, PathBuf)> = Vec::new();
-    for entry in entries {
-        let path = entry.with_context(|| format!("cannot read {}", dir.display()))?.path();
-        if let Some((preset, sector)) = path.file_name().and_then(|n| Sector::parse_file_name(&n.to_string_lossy())) {
-            files.push((preset, sector, path));
+/// Checks the compressed twin of a table that passed: it must pass the same
+/// checks and hold the same values (the statistics in the headers). What is
+/// wrong, if anything.
+fn twin_problem(twin: &Path, name: &str, original: &TableHeader) -> Option<String> {
+    match check(twin, name, original.sector) {
+        Err(e) => Some(format!("{e:#}")),
+        Ok(h) => {
+            let values = |h: &TableHeader| {
+                (h.entry_count, h.canonical_positions, h.wins, h.losses, h.draws, h.max_win, h.max_loss)
+            };
+            (values(&h) != values(original))
+                .then(|| format!("{}: holds other values than its original (a stale compressed table)", twin.display()))
         }
     }
-    files.sort_by_key(|(preset, s, _)| (preset.clone(), s.wh + s.bh, s.w + s.b, s.w, s.wh));
+}
+
+/// Runs `morris stats`.
+pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
+    let mut out = crate::output::stdout();
+    let dir = &args.db.db;
+    let store = Store::new(dir);
+    let mut tables = store.tables().with_context(|| format!("cannot read database directory {}", dir.display()))?;
+    if let Some(name) = &args.rules {
+        NamedRules::parse(name)?;
+        let all = std::mem::take(&mut tables);
+        tables = all.into_iter().filter(|t| &t.rules_name == name).collect();
+        if tables.is_empty() {
+            let others = store.other_rule_sets(name);
+            if others.is_empty() {
+                anyhow::bail!("{} holds no table", dir.display());
+            }
+            anyhow::bail!("{} holds no table of rule set `{name}`, but tables of {}", dir.display(), others.join(", "));
+        }
+    }
+    if tables.is_empty() {
+        anyhow::bail!("{} holds no table (no `.mtb` or `.mtz` file)", dir.display());
+    }
     let mut rows = Vec::new();
     let mut failed = 0;
-    for (preset, sector, path) in &files {
-        match check(path, preset, *sector) {
-            Ok(header) => rows.push(Row { header }),
+    for t in &tables {
+        match check(&t.path, &t.rules_name, t.sector) {
+            Ok(header) => {
+                if let Some(problem) = t.twin.as_deref().and_then(|twin| twin_problem(twin, &t.rules_name, &header)) {
+                    crate::output::errln!(
+                        "warning: {problem}; every command reads {} instead (which passed): remove the `.mtz` file or run `morris compress` again",
+                        t.path.display()
+                    );
+                }
+                rows.push(Row { header });
+            }
             Err(e) => {
-                eprintln!("error: {e:#}");
+                crate::output::errln!("error: {e:#}");
                 failed += 1;
             }
         }
@@ -112,18 +143,19 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
     };
     match args.format {
         Format::Csv => {
-            writeln!(out, "sector,positions,wins,losses,draws,max_win,max_loss")?;
+            writeln!(out, "sector,positions,wins,losses,draws,max_win,max_loss,rules")?;
             for Row { header: h } in &rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{}",
                     h.sector,
                     h.canonical_positions,
                     h.wins,
                     h.losses,
                     h.draws,
                     opt(h.wins, h.max_win),
-                    opt(h.losses, h.max_loss)
+                    opt(h.losses, h.max_loss),
+                    h.rules_name
                 )?;
             }
         }
@@ -169,11 +201,19 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                     h.entry_count as f64 / h.canonical_positions.max(1) as f64
                 )?;
             }
-            writeln!(out, "{} tables, {} canonical positions", rows.len(), total)?;
+            writeln!(
+                out,
+                "{}, {}",
+                crate::plural(rows.len() as u64, "table", "tables"),
+                crate::plural(total, "canonical position", "canonical positions")
+            )?;
         }
     }
     if failed > 0 {
-        eprintln!("error: {failed} of {} tables failed their checks", files.len());
+        crate::output::errln!(
+            "error: {failed} of {} failed their checks",
+            crate::plural(tables.len() as u64, "table", "tables")
+        );
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)

@@ -9,10 +9,10 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use morris_db::Sector;
+use morris_db::{Sector, Store};
 use morris_probe::verify::Verifier;
 
-use crate::{DbArg, RulesArg};
+use crate::{DbArg, RulesArg, ThreadsArg};
 
 /// Arguments of `morris verify`.
 #[derive(Args)]
@@ -28,11 +28,10 @@ pub struct VerifyArgs {
     sectors: Vec<Sector>,
     /// How many faults to print per table (the first in slot order; all
     /// are counted).
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = crate::number::<usize>(1..=1_000_000))]
     show: usize,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
     /// No progress bars.
     #[arg(long, short)]
     quiet: bool,
@@ -45,8 +44,11 @@ fn parse_sector(text: &str) -> Result<Sector, String> {
 
 /// Runs `morris verify`.
 pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
+    for &s in &args.sectors {
+        rules.check_sector(s)?;
+    }
     let dir = &args.db.db;
     if !dir.is_dir() {
         anyhow::bail!("database directory {} does not exist or is not a directory", dir.display());
@@ -55,7 +57,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let sectors = if args.sectors.is_empty() {
         let found = verifier.sectors().with_context(|| format!("cannot read database directory {}", dir.display()))?;
         if found.is_empty() {
-            let others = other_presets(dir, rules.name());
+            let others = Store::new(dir).other_rule_sets(rules.name());
             if others.is_empty() {
                 anyhow::bail!("{} holds no table of rule set `{}`", dir.display(), rules.name());
             }
@@ -70,26 +72,21 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.sectors.clone()
     };
-    for leftover in temporary_files(dir) {
+    for leftover in Store::new(dir).temporary_files().unwrap_or_default() {
+        let leftover = leftover.file_name().unwrap_or_default().to_string_lossy().into_owned();
         writeln!(
             out,
             "note: {leftover} is a temporary file of an interrupted solve or export (never read; `morris solve` removes it)"
         )?;
     }
-    let pool = {
-        let mut b = rayon::ThreadPoolBuilder::new();
-        if let Some(n) = args.threads {
-            b = b.num_threads(n);
-        }
-        b.build().context("cannot start the worker threads")?
-    };
+    let pool = args.threads.pool()?;
     let start = Instant::now();
     let (mut failed, mut positions) = (0usize, 0u64);
     for &sector in &sectors {
         let bar = if args.quiet {
             ProgressBar::hidden()
         } else {
-            let bar = ProgressBar::new(verifier.slots(sector));
+            let bar = ProgressBar::new(verifier.slots(sector)?);
             bar.set_style(
                 ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} slots, {per_sec}, ETA {eta}")
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -104,9 +101,9 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         if report.is_ok() {
             writeln!(
                 out,
-                "{:<9} OK      {} positions re-derived in {:.2} s ({:.2} M positions/s)",
+                "{:<9} OK      {} re-derived in {:.2} s ({:.2} M positions/s)",
                 sector.to_string(),
-                report.positions,
+                crate::plural(report.positions, "position", "positions"),
                 report.seconds,
                 rate / 1e6
             )?;
@@ -131,45 +128,20 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let seconds = start.elapsed().as_secs_f64();
     writeln!(
         out,
-        "{} of {} tables OK, {} positions in {:.2} s ({:.2} M positions/s, {} threads)",
+        "{} of {} OK, {} in {:.2} s ({:.2} M positions/s, {})",
         sectors.len() - failed,
-        sectors.len(),
-        positions,
+        crate::plural(sectors.len() as u64, "table", "tables"),
+        crate::plural(positions, "position", "positions"),
         seconds,
         positions as f64 / seconds.max(1e-9) / 1e6,
-        pool.current_num_threads()
+        crate::plural(pool.current_num_threads() as u64, "thread", "threads")
     )?;
     if failed > 0 {
-        eprintln!("error: {failed} of {} tables failed verification", sectors.len());
+        crate::output::errln!(
+            "error: {failed} of {} failed verification",
+            crate::plural(sectors.len() as u64, "table", "tables")
+        );
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The rule sets other than `ours` that have tables in `dir`.
-fn other_presets(dir: &std::path::Path, ours: &str) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| Sector::parse_file_name(&e.file_name().to_string_lossy()))
-        .map(|(p, _)| p)
-        .filter(|p| p != ours)
-        .collect();
-    v.sort();
-    v.dedup();
-    v
-}
-
-/// Names of `*.tmp` files in `dir`.
-fn temporary_files(dir: &std::path::Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect();
-    v.sort();
-    v
 }

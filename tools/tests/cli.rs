@@ -160,7 +160,7 @@ fn one_thread_solves_the_same_tables_as_several() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     let out = ok(&["solve", "--rules", "nine", "--max-stones", "7", "--threads", "1", "--db", s(&db), "-q"]);
-    contains_all(&out, &["solved 3 tables", "1 threads"], "solve --threads 1");
+    contains_all(&out, &["solved 3 tables", "1 thread,"], "solve --threads 1");
     let one = snapshot(&db);
     let many = snapshot(db7());
     assert_eq!(one.len(), many.len());
@@ -178,7 +178,7 @@ fn solve_removes_stale_temporary_files() {
     let other = dir.path().join("nine_4_4_0_0.mtb.tmp");
     fs::write(&other, b"").unwrap();
     let out = ok(&["solve", "--max-stones", "6", "--db", s(dir.path()), "-q"]);
-    contains_all(&out, &["solved 1 tables"], "solve");
+    contains_all(&out, &["solved 1 table"], "solve");
     assert!(!stale.exists(), "{} is still there", stale.display());
     assert!(!other.exists(), "{} is still there", other.display());
     assert!(dir.path().join("nine_3_3_0_0.mtb").is_file());
@@ -274,16 +274,103 @@ fn solve_refuses_unknown_and_unsupported_rule_sets() {
 fn stats_csv_gives_the_oracle_figures() {
     let out = ok(&["stats", "--db", s(db7()), "--format", "csv"]);
     let mut lines = out.lines();
-    assert_eq!(lines.next(), Some("sector,positions,wins,losses,draws,max_win,max_loss"));
+    assert_eq!(lines.next(), Some("sector,positions,wins,losses,draws,max_win,max_loss,rules"));
     let rows: BTreeMap<&str, &str> = lines.map(|l| (l.split(',').next().unwrap(), l)).collect();
     assert_eq!(rows.keys().copied().collect::<Vec<_>>(), ["3-3", "3-4", "4-3"]);
     for row in rows.values() {
-        assert_eq!(row.split(',').count(), 7, "{row}");
+        assert_eq!(row.split(',').count(), 8, "{row}");
     }
     // ../shared/oracle/README.md: wins, losses, draws, longest win and loss.
-    assert_eq!(rows["3-3"], "3-3,169626,140621,28736,269,25,26");
-    assert!(rows["3-4"].starts_with("3-4,760398,102281,0,658117,33,"), "{}", rows["3-4"]);
-    assert_eq!(rows["4-3"], "4-3,760398,75397,3095,681906,1,32");
+    assert_eq!(rows["3-3"], "3-3,169626,140621,28736,269,25,26,nine");
+    assert_eq!(rows["3-4"], "3-4,760398,102281,0,658117,33,,nine");
+    assert_eq!(rows["4-3"], "4-3,760398,75397,3095,681906,1,32,nine");
+}
+
+/// Issue 19: after `compress` without `--remove-originals` each sector has a
+/// `.mtb` and a `.mtz` file; `stats` counts each table once (3 tables, as
+/// the oracle's three sectors), with the same figures as before.
+#[test]
+fn stats_counts_a_table_with_its_compressed_twin_once() {
+    let dir = copy_of_db7();
+    ok(&["compress", "--db", s(dir.path())]);
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 6);
+    let out = ok(&["stats", "--db", s(dir.path())]);
+    contains_all(&out, &["3 tables, 1690422 canonical positions"], "stats with twins");
+    assert_eq!(
+        ok(&["stats", "--db", s(dir.path()), "--format", "csv"]),
+        ok(&["stats", "--db", s(db7()), "--format", "csv"])
+    );
+}
+
+/// Issue 19: a stale or damaged `.mtz` beside a good `.mtb` (which every
+/// command reads) is reported by `stats` as a warning naming it, and does not
+/// make `stats` fail while `verify` and `probe` pass.
+#[test]
+fn stats_reports_a_damaged_compressed_twin_without_failing() {
+    let dir = copy_of_db7();
+    ok(&["compress", "--db", s(dir.path())]);
+    let twin = dir.path().join("nine_3_3_0_0.mtz");
+    let mut bytes = fs::read(&twin).unwrap();
+    let last = bytes.len() - 10;
+    bytes[last] ^= 0x41;
+    fs::write(&twin, &bytes).unwrap();
+    let r = run(&["stats", "--db", s(dir.path())]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    contains_all(&r.stderr, &["warning", "nine_3_3_0_0.mtz", "payload checksum", "nine_3_3_0_0.mtb"], "stale twin");
+    contains_all(&r.stdout, &["3 tables, 1690422 canonical positions"], "stats with a damaged twin");
+    contains_all(&ok(&["verify", "--db", s(dir.path())]), &["3 of 3 tables OK"], "verify");
+    ok(&["probe", "--db", s(dir.path()), DRAWN[0]]);
+}
+
+/// Issue 19: `stats` on a directory without tables fails as the other
+/// commands do, instead of printing "0 tables".
+#[test]
+fn stats_of_an_empty_directory_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("notes.txt"), "not a table").unwrap();
+    let err = fails(&["stats", "--db", s(dir.path())]);
+    contains_all(&err, &[s(dir.path()), "holds no table"], "empty directory");
+}
+
+/// Issue 19: `stats --rules` lists one rule set's tables; a rule set
+/// without tables there is an error naming the ones present.
+#[test]
+fn stats_rules_selects_one_rule_set() {
+    let dir = copy_of_db7();
+    ok(&["solve", "--rules", "six", "--max-stones", "6", "--db", s(dir.path()), "-q"]);
+    let all = ok(&["stats", "--db", s(dir.path()), "--format", "csv"]);
+    assert!(all.contains(",nine\n") && all.contains(",six\n"), "{all}");
+    let nine = ok(&["stats", "--db", s(dir.path()), "--rules", "nine", "--format", "csv"]);
+    assert_eq!(nine, ok(&["stats", "--db", s(db7()), "--format", "csv"]));
+    let six = ok(&["stats", "--db", s(dir.path()), "--rules", "six", "--format", "csv"]);
+    assert_eq!(six.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect::<Vec<_>>(), ["3-3"]);
+    let err = fails(&["stats", "--db", s(dir.path()), "--rules", "lasker"]);
+    contains_all(&err, &["lasker", "nine, six"], "stats --rules lasker");
+    let err = fails(&["stats", "--db", s(dir.path()), "--rules", "ninety"]);
+    contains_all(&err, &["ninety"], "stats --rules ninety");
+}
+
+/// Issue 19: the tables of a custom rule set whose name uses a short preset
+/// name (`nine-dg-<hex>` for `nine-diagonal --no-flying`) are read; 3-3 has
+/// as many canonical positions as the preset `nine-diagonal`'s 3-3 (same
+/// board, same symmetries).
+#[test]
+fn stats_reads_a_custom_rule_set_with_a_short_preset_name() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(&["solve", "--rules", "nine-diagonal", "--no-flying", "--max-stones", "6", "--db", s(dir.path()), "-q"]);
+    let name = RuleSet::custom("nine-diagonal", &morris_db::Overrides { flying: Some(false), ..Default::default() })
+        .unwrap()
+        .name()
+        .to_string();
+    assert!(name.starts_with("nine-dg-"), "{name}");
+    let out = ok(&["stats", "--db", s(dir.path()), "--format", "csv"]);
+    let row = out.lines().nth(1).unwrap_or_default().to_string();
+    assert!(row.starts_with("3-3,") && row.ends_with(&format!(",{name}")), "{out}");
+    assert_eq!(out, ok(&["stats", "--db", s(dir.path()), "--rules", &name, "--format", "csv"]));
+    let preset = tempfile::tempdir().unwrap();
+    ok(&["solve", "--rules", "nine-diagonal", "--max-stones", "6", "--db", s(preset.path()), "-q"]);
+    let preset_row = ok(&["stats", "--db", s(preset.path()), "--format", "csv"]).lines().nth(1).unwrap().to_string();
+    assert_eq!(row.split(',').nth(1), preset_row.split(',').nth(1), "{row} / {preset_row}");
 }
 
 #[test]
@@ -447,6 +534,8 @@ fn a_lost_game_has_no_moves() {
 
 #[test]
 fn show_draws_the_board() {
+    // The drawing, without the lines in text and FEN that follow it.
+    let ok = |args: &[&str]| ok(args).split("position:").next().unwrap().to_string();
     let out = ok(&["show", DRAWN[0]]);
     assert_eq!(out.matches('O').count(), 3, "{out}");
     assert_eq!(out.matches('@').count(), 3, "{out}");
@@ -620,7 +709,7 @@ fn a_changed_payload_byte_is_caught_by_the_checksum() {
 fn a_table_of_another_rule_set_is_refused() {
     let other = tempfile::tempdir().unwrap();
     let out = ok(&["solve", "--rules", "nine-noflying", "--max-stones", "6", "--db", s(other.path()), "-q"]);
-    contains_all(&out, &["nine-noflying", "solved 1 tables"], "solve nine-noflying");
+    contains_all(&out, &["nine-noflying", "solved 1 table"], "solve nine-noflying");
     let foreign = other.path().join("nine-noflying_3_3_0_0.mtb");
     // It probes fine under its own rule set.
     ok(&["probe", "--rules", "nine-noflying", "--db", s(other.path()), DRAWN[0]]);
@@ -860,7 +949,7 @@ fn prove_gives_the_published_start_values_by_both_searches() {
     let out = ok(&["prove", "--rules", "three", "--db", s(dir.path()), "--divide", "--check", "-q"]);
     contains_all(
         &out,
-        &["b2       win", "a1       draw", "b1       loss", ": win (by search)", "placement tables agree"],
+        &["b2       Win", "a1       Draw", "a2       Loss", ": Win (by search)", "placement tables agree"],
         "prove",
     );
     let out = ok(&["prove", "--rules", "three", "--db", s(dir.path()), "--dtm", "--divide", "--check"]);
@@ -870,7 +959,7 @@ fn prove_gives_the_published_start_values_by_both_searches() {
     let six = tempfile::tempdir().unwrap();
     ok(&["solve", "--rules", "six", "--db", s(six.path()), "-q"]);
     let out = ok(&["prove", "--rules", "six", "--db", s(six.path()), "--threads", "1", "-q"]);
-    contains_all(&out, &["`W: B: w 6 6`: draw (by search)"], "prove six");
+    contains_all(&out, &["`W: B: w 6 6`: Draw (by search)"], "prove six");
     // A placement position needs no placement table; a missing sliding one is named.
     let err = fails(&["prove", "--rules", "six", "--db", s(dir.path()), "-q"]);
     contains_all(&err, &["six_"], "prove without tables");

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 fn morris() -> Command {
     Command::new(env!("CARGO_BIN_EXE_morris"))
@@ -33,6 +32,87 @@ fn tables(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// The names of the temporary files (`*.tmp`) in a directory.
+fn temporaries(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+/// How a round chooses its moment to kill.
+#[derive(Debug, Clone, Copy)]
+enum Moment {
+    /// At once, before any table is finished.
+    AtOnce,
+    /// As soon as `n` tables are finished: during the solve of the next pair.
+    Finished(usize),
+    /// As soon as a table is being written (a temporary file is there)
+    /// while `n` tables are finished.
+    Writing(usize),
+}
+
+/// Starts a solve into `dir`, kills it (SIGKILL: no chance to clean up) at
+/// `moment`, and checks that whatever has a final name is complete and
+/// equal to `expected`, and that the next run removes temporary files and
+/// finishes the job. Returns the tables finished and the temporary files
+/// left at the kill.
+fn kill_and_resume(expected: &BTreeMap<String, Vec<u8>>, moment: Moment) -> (usize, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = morris()
+        .args(["solve", "--rules", "nine", "--max-stones", "8", "-q", "--db"])
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The directory is polled as fast as it can be read: a table's
+    // temporary file lives for the few milliseconds of its write.
+    let reached = |n: usize, writing: bool| loop {
+        let done = tables(dir.path()).len();
+        if done == n && (!writing || !temporaries(dir.path()).is_empty()) {
+            break;
+        }
+        assert!(done <= n, "{moment:?}: the moment was missed ({done} tables finished)");
+    };
+    match moment {
+        Moment::AtOnce => {}
+        Moment::Finished(n) => reached(n, false),
+        Moment::Writing(n) => reached(n, true),
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let left = temporaries(dir.path());
+
+    // Whatever has a final name is complete and right.
+    let partial = tables(dir.path());
+    assert!(partial.len() < expected.len(), "{moment:?}: the kill came after the solve ended");
+    for (name, bytes) in &partial {
+        assert_eq!(Some(bytes), expected.get(name), "{moment:?}: {name} differs from a clean solve");
+    }
+    let stats = morris().args(["stats", "--db"]).arg(dir.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&stats.stderr);
+    if partial.is_empty() {
+        // Nothing finished yet: no table, which `stats` says (issue 19).
+        assert!(!stats.status.success() && err.contains("holds no table"), "{moment:?}: {err}");
+    } else {
+        assert!(stats.status.success(), "{moment:?}: {err}");
+    }
+
+    // The next run removes temporary files and finishes the job.
+    solve(dir.path());
+    assert_eq!(&tables(dir.path()), expected, "{moment:?}: resumed solve differs");
+    assert!(temporaries(dir.path()).is_empty(), "{moment:?}: {:?}", temporaries(dir.path()));
+    eprintln!("{moment:?}: killed with {} of 6 tables done, temporary files {left:?}", partial.len());
+    (partial.len(), left)
+}
+
+/// Kills before any table is done, while a pair is being solved, and while
+/// a table is being written (the temporary file is still there after the
+/// kill, so the kill did land mid-write): no table has its final name
+/// half-written, and the next run cleans up and finishes with the tables
+/// of a clean solve.
 #[test]
 fn killing_solve_at_any_moment_leaves_only_complete_tables() {
     let clean = tempfile::tempdir().unwrap();
@@ -40,36 +120,14 @@ fn killing_solve_at_any_moment_leaves_only_complete_tables() {
     let expected = tables(clean.path());
     assert_eq!(expected.len(), 6);
 
-    // Kill times spread over the whole solve (a second or two here).
-    for (round, delay_ms) in [30u64, 120, 300, 600, 1000, 1500].into_iter().enumerate() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut child = morris()
-            .args(["solve", "--rules", "nine", "--max-stones", "8", "-q", "--db"])
-            .arg(dir.path())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        let _ = child.kill(); // SIGKILL: no chance to clean up
-        let _ = child.wait();
-
-        // Whatever has a final name is complete and right.
-        let partial = tables(dir.path());
-        for (name, bytes) in &partial {
-            assert_eq!(Some(bytes), expected.get(name), "round {round}: {name} differs from a clean solve");
-        }
-        let stats = morris().args(["stats", "--db"]).arg(dir.path()).output().unwrap();
-        assert!(stats.status.success(), "round {round}: {}", String::from_utf8_lossy(&stats.stderr));
-
-        // The next run removes temporary files and finishes the job.
-        solve(dir.path());
-        assert_eq!(tables(dir.path()), expected, "round {round}: resumed solve differs");
-        let leftovers: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".tmp"))
-            .collect();
-        assert!(leftovers.is_empty(), "round {round}: {leftovers:?}");
-        eprintln!("round {round}: killed after {delay_ms} ms with {} of 6 tables done", partial.len());
+    // Tables are finished pair by pair: 3-3; 3-4 and 4-3; 3-5, 4-4, 5-3.
+    for moment in [Moment::AtOnce, Moment::Finished(1), Moment::Finished(3)] {
+        kill_and_resume(&expected, moment);
+    }
+    // A write takes milliseconds, so a kill can come just after the
+    // rename: each of these is tried until one lands mid-write.
+    for n in [0, 3] {
+        let landed = (0..4).any(|_| !kill_and_resume(&expected, Moment::Writing(n)).1.is_empty());
+        assert!(landed, "no kill of 4 landed while a table was being written after {n} tables");
     }
 }

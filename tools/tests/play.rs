@@ -87,12 +87,12 @@ fn you_win_by_playing_the_winning_capture() {
     assert_eq!(out.matches("White to move; in hand").count(), 1, "{out}");
     assert_eq!(out.matches("Black to move; in hand").count(), 1, "{out}");
     assert!(out.contains("cannot read move `nonsense`"), "{out}");
-    assert!(out.contains("value: Win(1), White wins in 1 plies"), "{out}");
+    assert!(out.contains("value: Win(1), White wins in 1 ply"), "{out}");
     let mut legal: Vec<String> = pos.legal_moves(&rules).iter().map(|m| m.notation(rules.board())).collect();
     legal.sort();
     assert!(out.contains(&format!("legal moves: {}", legal.join(" "))), "{out}");
-    assert!(out.contains(&format!("hint: {best} (White wins in 1 plies)")), "{out}");
-    assert!(out.contains("game over after 1 plies: Black is down to 2 stones; you win."), "{out}");
+    assert!(out.contains(&format!("hint: {best} (White wins in 1 ply)")), "{out}");
+    assert!(out.contains("game over after 1 ply: Black is down to 2 stones; you win."), "{out}");
 }
 
 #[test]
@@ -120,7 +120,7 @@ fn the_program_wins_a_lost_position() {
     let first = pos.legal_moves(&rules)[0].notation(rules.board());
     let out = play(&["--from", &text], &format!("{first}\n"));
     assert!(out.contains("Black plays "), "{out}");
-    assert!(out.contains("(Black wins in 1 plies)"), "{out}");
+    assert!(out.contains("(Black wins in 1 ply)"), "{out}");
     assert!(out.contains("game over after 2 plies: White is down to 2 stones; you lose."), "{out}");
 }
 
@@ -134,7 +134,7 @@ fn the_program_moves_first_when_you_play_black() {
     assert!(out.contains("White plays "), "{out}");
     assert!(out.contains("(a draw)"), "{out}");
     assert!(out.contains("value: Draw, a draw"), "{out}");
-    assert!(out.contains("game left unfinished after 1 plies"), "{out}");
+    assert!(out.contains("game left unfinished after 1 ply"), "{out}");
 }
 
 #[test]
@@ -147,10 +147,12 @@ fn end_of_input_ends_the_game() {
 
 #[test]
 fn a_missing_table_is_an_error_not_a_panic() {
-    // From the start the program (Black) needs the placement tables.
+    // From the start the program (Black) needs the placement tables: the
+    // database is refused before the first prompt, with what to solve.
     let r = morris(&["play", "--db", s(db7()), "--as", "white"], "d6\n");
     assert_ne!(r.code, Some(0), "{}", r.stdout);
-    assert!(r.stderr.contains("no table for sector"), "{}", r.stderr);
+    assert!(!r.stdout.contains("to move>"), "{}", r.stdout);
+    assert!(r.stderr.contains("lacks") && r.stderr.contains("--phase all"), "{}", r.stderr);
     // A bad starting position is refused with a message.
     let r = morris(&["play", "--db", s(db7()), "--from", "W:a1,z9 B: w"], "");
     assert_ne!(r.code, Some(0));

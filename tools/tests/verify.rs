@@ -93,7 +93,7 @@ fn verify_passes_on_a_solved_database() {
     assert!(out.contains("3 of 3 tables OK, 1690422 positions"), "{out}");
     let out = ok(&["verify", "--db", s(db7()), "--sectors", "4-3", "--threads", "1"]);
     assert_eq!(out.lines().filter(|l| l.contains(" OK ")).count(), 1, "{out}");
-    assert!(out.contains("1 of 1 tables OK"), "{out}");
+    assert!(out.contains("1 of 1 table OK"), "{out}");
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! Sectors: the sets of positions with the same stone counts (DESIGN.md,
-//! "Words"), their names and their table file names.
+//! "Words") and their names.
 
 use std::fmt;
 
@@ -33,24 +33,18 @@ impl Sector {
         Sector { w: self.b, b: self.w, wh: self.bh, bh: self.wh }
     }
 
-    /// The table file name for a rule set preset: `<preset>_<w>_<b>_<wh>_<bh>.mtb`.
-    pub fn file_name(&self, preset: &str) -> String {
-        format!("{preset}_{}_{}_{}_{}.{}", self.w, self.b, self.wh, self.bh, TABLE_EXTENSION)
+    /// The `.mtb` table file name for a rule set: `<name>_<w>_<b>_<wh>_<bh>.mtb`
+    /// (kept for callers; file naming lives in [`crate::store`]).
+    pub fn file_name(&self, rules_name: &str) -> String {
+        crate::store::TableFile { rules_name: rules_name.to_string(), sector: *self, kind: crate::FileKind::Dtm }
+            .file_name()
     }
 
-    /// Parses a file name made by [`Sector::file_name`] (or its compressed
-    /// form, `.mtz`), giving the preset and the sector.
+    /// Parses a DTM table file name (`.mtb` or `.mtz`), giving the rule
+    /// set's name and the sector (kept for callers; see
+    /// [`crate::store::TableFile::parse`]).
     pub fn parse_file_name(name: &str) -> Option<(String, Sector)> {
-        let stem = name
-            .strip_suffix(&format!(".{TABLE_EXTENSION}"))
-            .or_else(|| name.strip_suffix(&format!(".{}", crate::compressed::COMPRESSED_EXTENSION)))?;
-        let mut parts = stem.rsplitn(5, '_');
-        let bh = parts.next()?.parse().ok()?;
-        let wh = parts.next()?.parse().ok()?;
-        let b = parts.next()?.parse().ok()?;
-        let w = parts.next()?.parse().ok()?;
-        let preset = parts.next()?.to_string();
-        Some((preset, Sector { w, b, wh, bh }))
+        crate::store::TableFile::parse(name).filter(|f| f.kind.is_dtm()).map(|f| (f.rules_name, f.sector))
     }
 
     /// Parses `w-b` or `w-b-wh-bh` (the notation of `morris stats`).
@@ -64,8 +58,7 @@ impl Sector {
     }
 }
 
-/// The extension of table files.
-pub const TABLE_EXTENSION: &str = "mtb";
+pub use crate::store::TABLE_EXTENSION;
 
 impl fmt::Display for Sector {
     /// `w-b` for a sliding sector, `w-b-wh-bh` otherwise.

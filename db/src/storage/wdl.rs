@@ -55,7 +55,8 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use crate::mapped::map_file;
 use crate::rules::RuleSet;
-use crate::sector::{Sector, TABLE_EXTENSION};
+use crate::sector::Sector;
+use crate::store::{FileKind, Store, TableFile};
 use crate::table::{Table, TableError, HEADER_SIZE, INDEX_VERSION};
 use crate::value::Value;
 
@@ -67,8 +68,7 @@ pub const WDL_FORMAT_VERSION: u32 = 1;
 pub const ENCODING_WDL_BASE3: u32 = 3;
 /// Slots per payload byte.
 pub const SLOTS_PER_BYTE: u64 = 5;
-/// The extension of WDL files.
-pub const WDL_EXTENSION: &str = "mwdl";
+pub use crate::store::WDL_EXTENSION;
 
 const CODE_DRAW: u8 = 0;
 const CODE_WIN: u8 = 1;
@@ -183,18 +183,17 @@ impl fmt::Display for Wdl {
 
 /// The WDL file name of `sector` for a rule set named `preset`.
 pub fn wdl_file_name(preset: &str, sector: Sector) -> String {
-    format!("{preset}_{}_{}_{}_{}.{WDL_EXTENSION}", sector.w, sector.b, sector.wh, sector.bh)
+    TableFile { rules_name: preset.to_string(), sector, kind: FileKind::Wdl }.file_name()
 }
 
 /// Parses a name made by [`wdl_file_name`]: the preset and the sector.
 pub fn parse_wdl_file_name(name: &str) -> Option<(String, Sector)> {
-    let stem = name.strip_suffix(&format!(".{WDL_EXTENSION}"))?;
-    Sector::parse_file_name(&format!("{stem}.{TABLE_EXTENSION}"))
+    TableFile::parse(name).filter(|f| f.kind == FileKind::Wdl).map(|f| (f.rules_name, f.sector))
 }
 
 /// The path of `sector`'s WDL file for `rules` in `dir`.
 pub fn wdl_path(dir: &Path, rules: &RuleSet, sector: Sector) -> PathBuf {
-    dir.join(wdl_file_name(rules.name(), sector))
+    Store::new(dir).path(rules.name(), sector, FileKind::Wdl)
 }
 
 /// The payload size in bytes of a WDL file with `slots` slots.
@@ -207,7 +206,7 @@ fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> Table
 }
 
 fn io_error(path: &Path, source: io::Error) -> TableError {
-    TableError::Io { path: path.to_path_buf(), source }
+    TableError::Io { path: path.to_path_buf(), error: source }
 }
 
 /// The header of a WDL file.
@@ -425,7 +424,7 @@ impl WdlTable {
     /// [`TableError::Io`] if it cannot be read, [`TableError::Corrupt`] for
     /// a bad header or a size that does not match the entry count.
     pub fn open_unchecked(path: &Path) -> Result<WdlTable, TableError> {
-        let mut file = File::open(path).map_err(|e| io_error(path, e))?;
+        let mut file = crate::mapped::open_file(path).map_err(|e| io_error(path, e))?;
         let len = file.metadata().map_err(|e| io_error(path, e))?.len();
         if len < HEADER_SIZE as u64 {
             let mut bytes = Vec::new();

@@ -38,8 +38,7 @@ use crate::value::PADDING_ENTRY;
 
 /// Entry encoding of compressed tables (header field at offset 48).
 pub const ENCODING_DTM8_ZSTD: u32 = 2;
-/// The extension of compressed table files.
-pub const COMPRESSED_EXTENSION: &str = "mtz";
+pub use crate::store::COMPRESSED_EXTENSION;
 /// Slots per independently compressed block.
 pub const BLOCK_ENTRIES: usize = 4096;
 /// The zstd level [`compress_table`] uses by default (measured on nine:
@@ -251,7 +250,7 @@ pub fn compress_table(table: &Table, path: &Path, level: i32) -> Result<Compress
     let source = table.header();
     let entry_count = source.entry_count;
     let block_count = entry_count.div_ceil(BLOCK_ENTRIES as u64);
-    let io_error = |e: io::Error| TableError::Io { path: path.to_path_buf(), source: e };
+    let io_error = |e: io::Error| TableError::Io { path: path.to_path_buf(), error: e };
     let unreadable = |slot: u64| TableError::Corrupt {
         path: table.path().to_path_buf(),
         field: "payload",

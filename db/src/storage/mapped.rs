@@ -3,6 +3,7 @@
 
 use std::fs::File;
 use std::io;
+use std::path::Path;
 
 use memmap2::Mmap;
 
@@ -22,4 +23,21 @@ pub fn map_file(file: &File) -> io::Result<Mmap> {
     // SAFETY: see the contract above; the file is opened read-only and
     // table files are immutable once renamed into place.
     unsafe { Mmap::map(file) }
+}
+
+/// Opens a file to be mapped, read-only: a table, a WDL file, a Malom file.
+///
+/// # Errors
+/// The operating system's error when it cannot be opened, and an error of
+/// kind [`io::ErrorKind::InvalidInput`] saying so when the path is a
+/// directory or another non-regular file (mapping one fails with an
+/// unhelpful "No such device").
+pub fn open_file(path: &Path) -> io::Result<File> {
+    let file = File::open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() { "a directory" } else { "not a regular file" };
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("is {what}, not a table file")));
+    }
+    Ok(file)
 }

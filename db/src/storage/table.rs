@@ -40,10 +40,11 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use crate::compressed::{CompressedLayout, COMPRESSED_EXTENSION, ENCODING_DTM8_ZSTD};
+use crate::compressed::{CompressedLayout, ENCODING_DTM8_ZSTD};
 use crate::mapped::map_file;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
+use crate::store::Store;
 use crate::value::{Value, PADDING_ENTRY};
 
 /// The file magic.
@@ -69,12 +70,14 @@ pub enum TableError {
         path: PathBuf,
     },
     /// Reading or writing failed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The operating system's error.
-        source: io::Error,
+        /// The operating system's error. Shown in the message and so not
+        /// also given as [`std::error::Error::source`], which would make an
+        /// error chain print it twice.
+        error: io::Error,
     },
     /// A header field or the file size is wrong.
     #[error("{path}: corrupt table: {field}: {detail}")]
@@ -119,7 +122,7 @@ impl TableError {
     }
 
     fn io(path: &Path, source: io::Error) -> TableError {
-        TableError::Io { path: path.to_path_buf(), source }
+        TableError::Io { path: path.to_path_buf(), error: source }
     }
 }
 
@@ -307,7 +310,7 @@ fn entries_to_bytes(entries: &[u16]) -> Vec<u8> {
 
 /// The path of `sector`'s table for `rules` in directory `dir`.
 pub fn table_path(dir: &Path, rules: &RuleSet, sector: Sector) -> PathBuf {
-    dir.join(sector.file_name(rules.name()))
+    Store::new(dir).table_path(rules, sector)
 }
 
 /// Writes a table atomically: to `<path>.tmp`, synced, then renamed to
@@ -371,7 +374,7 @@ impl Table {
     /// [`TableError::Io`] if it cannot be read, [`TableError::Corrupt`] for
     /// a bad header or a size that does not match the entry count.
     pub fn open_unchecked(path: &Path) -> Result<Table, TableError> {
-        let mut file = File::open(path).map_err(|e| TableError::io(path, e))?;
+        let mut file = crate::mapped::open_file(path).map_err(|e| TableError::io(path, e))?;
         let len = file.metadata().map_err(|e| TableError::io(path, e))?.len();
         if len < HEADER_SIZE as u64 {
             let mut bytes = Vec::new();
@@ -409,15 +412,11 @@ impl Table {
     /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`],
     /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
     pub fn open(dir: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<Table, TableError> {
-        let path = table_path(dir, rules, sector);
-        let packed = path.with_extension(COMPRESSED_EXTENSION);
-        let table = if path.exists() {
-            Table::open_unchecked(&path)?
-        } else if packed.exists() {
-            Table::open_unchecked(&packed)?
-        } else {
-            return Err(TableError::Missing { sector, path });
+        let store = Store::new(dir);
+        let Some(path) = store.dtm_file(rules, sector) else {
+            return Err(TableError::Missing { sector, path: store.table_path(rules, sector) });
         };
+        let table = Table::open_unchecked(&path)?;
         table.check(rules, sector, expected_entries)?;
         Ok(table)
     }

@@ -437,6 +437,31 @@ impl Position {
         out
     }
 
+    /// The legal moves up to symmetry: one move per class of moves that lead
+    /// to the same position up to the board's symmetries (the first moves
+    /// of `nine` from the empty board: `a1`, `a4`, `b2`, `b4`). Each class
+    /// is represented by its move whose notation sorts first, and the list
+    /// is in notation order, so every command that lists moves "up to
+    /// symmetry" names the same ones.
+    pub fn legal_moves_up_to_symmetry(&self, rules: &RuleSet) -> Vec<Move> {
+        let board = rules.board();
+        let mut moves: Vec<(String, Move)> =
+            self.legal_moves(rules).into_iter().map(|mv| (mv.notation(board), mv)).collect();
+        moves.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut seen = std::collections::HashSet::new();
+        moves
+            .into_iter()
+            .filter(|(_, mv)| {
+                let child = self.play_unchecked(*mv);
+                let s = child.sector();
+                // A legal move's child fits the board, so `sector` cannot panic.
+                let slot = rules.indexer().sector(s.w as usize, s.b as usize).index(child.us(), child.them());
+                seen.insert((s, slot))
+            })
+            .map(|(_, mv)| mv)
+            .collect()
+    }
+
     /// The position after `mv`, which the caller has taken from
     /// [`Position::legal_moves`].
     pub fn play_unchecked(&self, mv: Move) -> Position {

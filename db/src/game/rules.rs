@@ -92,6 +92,13 @@ fn short_name(preset: &str) -> &str {
     }
 }
 
+/// The preset whose short form ([`RuleSet::with_overrides`]) is `short`,
+/// e.g. `nine-diagonal` for `nine-dg`: the inverse of the short names that
+/// custom rule sets are named with.
+pub fn preset_of_short_name(short: &str) -> Option<&'static str> {
+    PRESETS.iter().copied().find(|p| short_name(p) == short)
+}
+
 /// A rule set: a board and the parameters of play.
 ///
 /// Make one with [`RuleSet::preset`] or [`RuleSet::custom`]; the parameter
@@ -169,6 +176,18 @@ pub enum RulesError {
         /// Why they do not fit.
         why: String,
     },
+}
+
+/// A sector that cannot exist under a rule set ([`RuleSet::check_sector`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("sector {sector} does not exist under rule set `{rules}`: {why}")]
+pub struct SectorError {
+    /// The sector named.
+    pub sector: crate::Sector,
+    /// The rule set's name.
+    pub rules: String,
+    /// Why it cannot exist (stones and board, or stones per player).
+    pub why: String,
 }
 
 /// What happens when the side to move has no legal move.
@@ -334,9 +353,37 @@ impl RuleSet {
     /// the board and no player has more than the rule set's stones. Sectors
     /// named by users or by file names are checked with it before indexing.
     pub fn sector_fits(&self, s: crate::Sector) -> bool {
-        (s.w as usize + s.b as usize) <= self.board.len()
-            && s.w as u32 + s.wh as u32 <= self.stones as u32
-            && s.b as u32 + s.bh as u32 <= self.stones as u32
+        self.check_sector(s).is_ok()
+    }
+
+    /// Checks that sector `s` can exist under this rule set ([`RuleSet::sector_fits`]),
+    /// saying why not.
+    ///
+    /// # Errors
+    /// [`SectorError`] naming the sector, the rule set and the board when the
+    /// stones do not fit on the board or a player has more stones than the
+    /// rule set gives.
+    pub fn check_sector(&self, s: crate::Sector) -> Result<(), SectorError> {
+        let why = if s.w as usize + s.b as usize > self.board.len() {
+            format!("{} + {} stones do not fit on the {}", s.w, s.b, self.board.name())
+        } else if s.w as u32 + s.wh as u32 > self.stones as u32 || s.b as u32 + s.bh as u32 > self.stones as u32 {
+            let most = (s.w as u32 + s.wh as u32).max(s.b as u32 + s.bh as u32);
+            format!("a player would have {most} stones, but it gives each {}", self.stones)
+        } else {
+            return Ok(());
+        };
+        Err(SectorError { sector: s, rules: self.name.clone(), why })
+    }
+
+    /// The index of sector `s`: the one checked way from a sector named by a
+    /// user or a file name to its index (the [`Indexer::sector`] it calls
+    /// panics on a sector that does not fit).
+    ///
+    /// # Errors
+    /// [`SectorError`] as [`RuleSet::check_sector`].
+    pub fn sector_index(&self, s: crate::Sector) -> Result<crate::SectorIndex, SectorError> {
+        self.check_sector(s)?;
+        Ok(self.indexer.sector(s.w as usize, s.b as usize))
     }
 
     /// Whether a player with `stones` stones (board plus hand) flies.

@@ -1,0 +1,12 @@
+//! Storage: the files a database directory holds. The table header, the
+//! DTM table encoding, its compressed form, the WDL export format, and the
+//! one place that maps files into memory.
+//!
+//! Everything here speaks of the game only through [`crate::game`]'s types
+//! (sectors, rule sets, values).
+
+pub mod compressed;
+pub mod mapped;
+pub mod store;
+pub mod table;
+pub mod wdl;

@@ -1,0 +1,196 @@
+//! How the `morris` binary reads its input (issue 19): one position
+//! argument for every subcommand that takes a position, in our notation or
+//! as a Sanmill FEN, as one argument or several words, with the options
+//! before or after it; FENs as Sanmill writes them today; `replay`'s clocks;
+//! game records as Sanmill exports them; impossible hands; and the reason a
+//! game ended.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn morris(args: &[&str], stdin: &str) -> Run {
+    let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_morris"))
+        .args(args)
+        .write_stdin(stdin)
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .expect("running morris");
+    let run = Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(!run.stderr.contains("panicked"), "morris {args:?} panicked:\n{}", run.stderr);
+    run
+}
+
+/// Runs `morris` and expects success; returns standard output.
+fn ok_in(args: &[&str], stdin: &str) -> String {
+    let r = morris(args, stdin);
+    assert_eq!(r.code, Some(0), "morris {args:?} failed:\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    r.stdout
+}
+
+fn ok(args: &[&str]) -> String {
+    ok_in(args, "")
+}
+
+/// Runs `morris` and expects a clean failure with a message; returns
+/// standard error.
+fn fails(args: &[&str]) -> String {
+    let r = morris(args, "");
+    assert!(matches!(r.code, Some(c) if c != 0), "morris {args:?} should fail:\n{}\n{}", r.stdout, r.stderr);
+    assert!(!r.stderr.trim().is_empty(), "morris {args:?} failed without a message");
+    r.stderr
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+/// `nine` up to 7 stones, solved once by `morris solve`.
+fn db7() -> &'static str {
+    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    s(&DB
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let db = dir.path().join("nine");
+            ok(&["solve", "--rules", "nine", "--max-stones", "7", "--db", s(&db), "-q"]);
+            (dir, db)
+        })
+        .1)
+}
+
+/// A sliding position, White a4 a1 d3 against Black a7 d1 c4, in both
+/// notations. The FEN was written by hand from RULES.md's ring order
+/// (inner d5 e5 e4 e3 d3 c3 c4 c5, middle d6 .. b6, outer d7 g7 g4 g1 d1 a1
+/// a4 a7), with the fields as Sanmill writes them.
+const SLIDING: &str = "W:a4,a1,d3 B:a7,d1,c4 w";
+const SLIDING_FEN: &str = "****O*@*/********/****@OO@ w m s 3 0 3 0 0 0 -1 -1 -1 -1 0 0 10 ids:nodes";
+
+/// A placement position, White a1 d1 and Black a7 d7, one stone in hand
+/// each, White to move; its FEN by hand likewise.
+const PLACING: &str = "W:a1,d1 B:a7,d7 w 1 1";
+const PLACING_FEN: &str = "********/********/@***OO*@ w p p 2 1 2 1 0 0 -1 -1 -1 -1 0 0 9 ids:nodes";
+
+fn words(text: &str) -> Vec<&str> {
+    text.split_whitespace().collect()
+}
+
+/// Every way of giving `pos` (our notation) and `fen` (the same position)
+/// to `cmd` with `opts`: one argument or several words, options before or
+/// after, and `--fen`. Each must succeed and print what the first prints
+/// (its first line only for `prove`, whose other lines give times).
+fn same_everywhere(cmd: &str, opts: &[&str], pos: &str, fen: &str, stdin: &str) -> String {
+    let keep = |out: String| if cmd == "prove" { out.lines().next().unwrap_or("").to_string() } else { out };
+    let mut forms: Vec<Vec<&str>> = Vec::new();
+    for text in [pos, fen] {
+        forms.push([&[cmd][..], opts, &[text]].concat());
+        forms.push([&[cmd][..], &words(text), opts].concat());
+        forms.push([&[cmd][..], &[text], opts].concat());
+    }
+    forms.push([&[cmd][..], opts, &["--fen", fen]].concat());
+    forms.push([&[cmd][..], &["--fen", fen], opts].concat());
+    forms.push([&[cmd][..], &["--fen"], &words(fen), opts].concat());
+    let first = keep(ok_in(&forms[0], stdin));
+    for form in &forms[1..] {
+        assert_eq!(keep(ok_in(form, stdin)), first, "morris {form:?} differs from morris {:?}", forms[0]);
+    }
+    first
+}
+
+#[test]
+fn every_subcommand_reads_a_position_in_both_notations_with_options_anywhere() {
+    let db = db7();
+    let probe = same_everywhere("probe", &["--db", db], SLIDING, SLIDING_FEN, "");
+    assert_eq!(probe.trim(), "Draw");
+    let analyze = same_everywhere("analyze", &["--db", db], SLIDING, SLIDING_FEN, "");
+    assert!(analyze.starts_with("position: W:a1,a4,d3 B:a7,c4,d1 w  value: Draw"), "{analyze}");
+    same_everywhere("bestmove", &["--db", db], SLIDING, SLIDING_FEN, "");
+    let show = same_everywhere("show", &["--rules", "nine"], SLIDING, SLIDING_FEN, "");
+    assert!(show.contains("position: W:a1,a4,d3 B:a7,c4,d1 w"), "{show}");
+    let line = same_everywhere("line", &["--db", db, "--plies", "2"], SLIDING, SLIDING_FEN, "");
+    assert!(line.contains("2 plies"), "{line}");
+    same_everywhere("perft", &["--depth", "2"], PLACING, PLACING_FEN, "");
+    let prove = same_everywhere("prove", &["--db", db, "-q", "--threads", "1"], PLACING, PLACING_FEN, "");
+    assert!(prove.contains("position `W:a1,d1 B:a7,d7 w 1 1`"), "{prove}");
+    // `play --from` takes the position as one argument or several words.
+    let play = ok_in(&["play", "--db", db, "--from", SLIDING], "quit\n");
+    assert!(play.contains("White to move"), "{play}");
+    for text in [SLIDING, SLIDING_FEN] {
+        assert_eq!(ok_in(&[&["play", "--from"][..], &words(text), &["--db", db]].concat(), "quit\n"), play);
+        assert_eq!(ok_in(&["play", "--from", text, "--db", db], "quit\n"), play);
+    }
+
+    // `--from` of `replay` is one argument (a file name follows it).
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("game.txt");
+    std::fs::write(&file, "1. a1-b2\n").unwrap();
+    let a = ok(&["replay", "--from", SLIDING, s(&file)]);
+    let b = ok(&["replay", s(&file), "--from", SLIDING_FEN]);
+    assert_eq!(a, b);
+    assert!(a.contains("a1-b2") && a.contains("W:a4,b2,d3 B:a7,c4,d1 b"), "{a}");
+}
+
+#[test]
+fn fen_option_takes_a_fen_only_and_nothing_after_a_quoted_one() {
+    let db = db7();
+    let err = fails(&["probe", "--db", db, "--fen", SLIDING]);
+    assert!(err.contains("is not a FEN"), "{err}");
+    let err = fails(&["probe", "--db", db, "--fen", SLIDING_FEN, "W:a1", "B:a7", "w"]);
+    assert!(err.contains("follows the FEN"), "{err}");
+}
+
+#[test]
+fn fen_on_a_board_without_fen_says_so() {
+    // Issue 19: `prove --rules six ... <FEN>` said "malformed position".
+    let dir = tempfile::tempdir().unwrap();
+    let err = fails(&[
+        "prove",
+        "--rules",
+        "six",
+        "--db",
+        s(dir.path()),
+        "********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1",
+    ]);
+    assert!(err.contains("24-point board") && !err.contains("malformed"), "{err}");
+}
+
+#[test]
+fn show_reads_sanmills_fen_with_minus_one_fields() {
+    // Issue 19: "`-1` is not a number".
+    let out = ok(&["show", "********/********/******** w p p 0 9 0 9 0 0 -1 -1 -1 -1 0 0 1"]);
+    assert!(out.contains("position: W: B: w 9 9"), "{out}");
+    assert!(out.contains("FEN: ********/********/******** w p p 0 9 0 9 0 0 -1 -1 -1 -1 0 0 1 ids:nodes"), "{out}");
+}
+
+#[test]
+fn replay_fen_counts_moves_and_quiet_plies_as_sanmill_does() {
+    // Issue 19: the move number went from 10 down to 9 and the half-move
+    // clock stayed 0. Sanmill: the full-move number goes up after Black's
+    // move; a slide adds one to the half-move clock, a placement or a
+    // removal sets it to 0.
+    let out =
+        ok_in(&["replay", "--fen", "--from", "W:a1,d1,g1,f4 B:a7,d7,c5,e5,b2 w", "-"], "1. d1-d2 a7-a4 2. f4-e4\n");
+    let clocks: Vec<String> = out
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f[f.len() - 3..f.len() - 1].join(" ")
+        })
+        .collect();
+    assert_eq!(clocks, ["0 10", "1 10", "2 11", "3 11"], "{out}");
+    // A FEN's own clocks are the start, and a placement restarts the clock.
+    let out = ok_in(
+        &["replay", "--fen", "--from", "********/********/******** w p p 0 9 0 9 0 0 -1 -1 -1 -1 0 7 4", "-"],
+        "d6 d2\n",
+    );
+    let last: Vec<&str> = out.lines().map(|l| l.trim_end_matches(" ids:nodes")).collect();
+    assert!(last[0].ends_with(" 7 4") && last[1].ends_with(" 0 4") && last[2].ends_with(" 0 5"), "{out}");
+}

@@ -1,0 +1,254 @@
+//! The committed results (`results/nine-sliding.csv`,
+//! `results/nine-placement.csv`: `morris stats --format csv` of the solved
+//! `nine` tables) checked without the tables:
+//!
+//! - every row's canonical positions against an independent count: the
+//!   orbits of (side to move's stones, opponent's stones) under the 16
+//!   symmetries of the 24-point board, by Burnside's lemma, with the
+//!   symmetries written here as moves of the 7x7 grid (the dihedral group
+//!   of the square times the swap of the inner and outer rings), not taken
+//!   from `morris-db`;
+//! - the 49 sliding sectors sum to 8,904,593,601 canonical positions, the
+//!   published total (Gévay and Danner 2016);
+//! - wins + losses + draws = positions on every row, longest wins odd and
+//!   longest losses even, empty exactly when there is none;
+//! - the published rows: 3-3, 3-4, 4-3 (counts and longest distances) and
+//!   4-4 (counts), as Gévay and Danner's Malom database gives them (also in
+//!   the project's oracle notes); the empty board a draw (Gasser 1996);
+//! - `morris stats --format csv` of a fresh solve of the sectors with at
+//!   most 8 stones prints exactly the committed rows of those sectors.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+/// The 24 points of the board, by name.
+const POINTS: [&str; 24] = [
+    "a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4", "c4", "e4", "f4", "g4", "c3", "d3", "e3", "b2",
+    "d2", "f2", "a1", "d1", "g1",
+];
+
+/// A move of the 7x7 grid, on coordinates 0..=6.
+type Move = fn(i32, i32) -> (i32, i32);
+
+/// The 16 symmetries of the 24-point board as permutations of [`POINTS`]:
+/// the 8 moves of the square (on grid coordinates 0..=6) each with and
+/// without the swap of the outer and inner rings (coordinates 0 <-> 2 and
+/// 4 <-> 6 on both axes; the middle ring stays).
+fn symmetries() -> Vec<[usize; 24]> {
+    let xy = |name: &str| {
+        let b = name.as_bytes();
+        ((b[0] - b'a') as i32, (b[1] - b'1') as i32)
+    };
+    let swap = |v: i32| match v {
+        0 => 2,
+        2 => 0,
+        4 => 6,
+        6 => 4,
+        v => v,
+    };
+    let square: [Move; 8] = [
+        |x, y| (x, y),
+        |x, y| (6 - x, y),
+        |x, y| (x, 6 - y),
+        |x, y| (6 - x, 6 - y),
+        |x, y| (y, x),
+        |x, y| (6 - y, x),
+        |x, y| (y, 6 - x),
+        |x, y| (6 - y, 6 - x),
+    ];
+    let mut out = Vec::new();
+    for g in square {
+        for rings in [false, true] {
+            let mut perm = [0; 24];
+            for (i, name) in POINTS.iter().enumerate() {
+                let (mut x, mut y) = xy(name);
+                if rings {
+                    (x, y) = (swap(x), swap(y));
+                }
+                let (x, y) = g(x, y);
+                perm[i] = POINTS.iter().position(|p| xy(p) == (x, y)).expect("a symmetry maps points to points");
+            }
+            out.push(perm);
+        }
+    }
+    let distinct: BTreeSet<_> = out.iter().collect();
+    assert_eq!(distinct.len(), 16);
+    out
+}
+
+/// The number of orbits of pairs (w stones, b stones) on disjoint points
+/// under the 16 symmetries (Burnside: the mean over the symmetries of the
+/// pairs each leaves fixed; a pair is fixed when both sets are unions of the
+/// symmetry's cycles, counted by the coefficient of x^w y^b in the product
+/// over cycles of length L of 1 + x^L + y^L).
+fn canonical_positions(symmetries: &[[usize; 24]], w: usize, b: usize) -> u64 {
+    let mut total = 0u64;
+    for perm in symmetries {
+        let mut seen = [false; 24];
+        // poly[i][j]: the coefficient of x^i y^j.
+        let mut poly = vec![vec![0u64; b + 1]; w + 1];
+        poly[0][0] = 1;
+        for start in 0..24 {
+            if seen[start] {
+                continue;
+            }
+            let mut len = 0;
+            let mut p = start;
+            while !seen[p] {
+                seen[p] = true;
+                p = perm[p];
+                len += 1;
+            }
+            let mut next = poly.clone();
+            for i in 0..=w {
+                for j in 0..=b {
+                    if i + len <= w {
+                        next[i + len][j] += poly[i][j];
+                    }
+                    if j + len <= b {
+                        next[i][j + len] += poly[i][j];
+                    }
+                }
+            }
+            poly = next;
+        }
+        total += poly[w][b];
+    }
+    assert_eq!(total % 16, 0);
+    total / 16
+}
+
+/// One row of a committed CSV.
+#[derive(Debug)]
+struct Row {
+    line: String,
+    sector: Vec<usize>,
+    positions: u64,
+    wins: u64,
+    losses: u64,
+    draws: u64,
+    max_win: Option<u32>,
+    max_loss: Option<u32>,
+}
+
+const HEADER: &str = "sector,positions,wins,losses,draws,max_win,max_loss,rules";
+
+fn read_csv(name: &str) -> Vec<Row> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(HEADER), "{name}: header");
+    lines
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            assert_eq!(f.len(), 8, "{name}: {line}");
+            assert_eq!(f[7], "nine", "{name}: {line}");
+            let n = |s: &str| s.parse::<u64>().unwrap_or_else(|e| panic!("{name}: {line}: {e}"));
+            let opt = |s: &str| (!s.is_empty()).then(|| n(s) as u32);
+            Row {
+                line: line.to_string(),
+                sector: f[0].split('-').map(|s| n(s) as usize).collect(),
+                positions: n(f[1]),
+                wins: n(f[2]),
+                losses: n(f[3]),
+                draws: n(f[4]),
+                max_win: opt(f[5]),
+                max_loss: opt(f[6]),
+            }
+        })
+        .collect()
+}
+
+/// What every row must satisfy: counts that add up to the independent
+/// count of canonical positions, and longest distances of the right parity
+/// that are there exactly when there are wins (losses).
+fn check_row(row: &Row, symmetries: &[[usize; 24]]) {
+    let (w, b) = (row.sector[0], row.sector[1]);
+    assert_eq!(row.positions, canonical_positions(symmetries, w, b), "{}", row.line);
+    assert_eq!(row.wins + row.losses + row.draws, row.positions, "{}", row.line);
+    assert_eq!(row.max_win.is_some(), row.wins > 0, "{}", row.line);
+    assert_eq!(row.max_loss.is_some(), row.losses > 0, "{}", row.line);
+    assert!(row.max_win.is_none_or(|d| d % 2 == 1), "{}", row.line);
+    assert!(row.max_loss.is_none_or(|d| d % 2 == 0), "{}", row.line);
+}
+
+#[test]
+fn sliding_results_add_up_to_the_published_counts() {
+    let symmetries = symmetries();
+    let rows = read_csv("nine-sliding.csv");
+    let sectors: BTreeSet<(usize, usize)> = rows.iter().map(|r| (r.sector[0], r.sector[1])).collect();
+    let expected: BTreeSet<(usize, usize)> = (3..=9).flat_map(|w| (3..=9).map(move |b| (w, b))).collect();
+    assert_eq!(rows.len(), 49);
+    assert_eq!(sectors, expected, "one row per sliding sector w-b, 3 <= w, b <= 9");
+    for row in &rows {
+        assert_eq!(row.sector.len(), 2, "{}", row.line);
+        check_row(row, &symmetries);
+    }
+    // Gévay and Danner (2016): 8,904,593,601 canonical positions in the
+    // 49 sliding sectors.
+    assert_eq!(rows.iter().map(|r| r.positions).sum::<u64>(), 8_904_593_601);
+
+    // Published rows (Gévay and Danner's Malom database, whose counts agree
+    // with an independent solver; the longest 3-3 loss of 26 plies also in
+    // Gasser 1996). 4-4: counts only.
+    let published = [
+        ("3-3", 140_621, 28_736, 269, Some(25), Some(26)),
+        ("3-4", 102_281, 0, 658_117, Some(33), None),
+        ("4-3", 75_397, 3_095, 681_906, Some(1), Some(32)),
+    ];
+    for (sector, wins, losses, draws, max_win, max_loss) in published {
+        let row = rows.iter().find(|r| r.line.starts_with(&format!("{sector},"))).unwrap();
+        assert_eq!(
+            (row.wins, row.losses, row.draws, row.max_win, row.max_loss),
+            (wins, losses, draws, max_win, max_loss),
+            "{sector}"
+        );
+    }
+    let row = rows.iter().find(|r| r.line.starts_with("4-4,")).unwrap();
+    assert_eq!((row.wins, row.losses, row.draws), (159, 29, 3_225_409), "4-4");
+}
+
+#[test]
+fn placement_results_add_up() {
+    let symmetries = symmetries();
+    let rows = read_csv("nine-placement.csv");
+    assert_eq!(rows.len(), 497, "the README's 497 placement sectors");
+    let sectors: BTreeSet<&[usize]> = rows.iter().map(|r| &r.sector[..]).collect();
+    assert_eq!(sectors.len(), rows.len(), "one row per sector");
+    for row in &rows {
+        let s = &row.sector;
+        assert_eq!(s.len(), 4, "{}", row.line);
+        let (w, b, wh, bh) = (s[0], s[1], s[2], s[3]);
+        // Stones in hand: White to move with as many as Black, or Black to
+        // move with one more; nobody above 9 stones.
+        assert!(wh + bh > 0 && (wh == bh || wh == bh + 1), "{}", row.line);
+        assert!(w + wh <= 9 && b + bh <= 9, "{}", row.line);
+        check_row(row, &symmetries);
+    }
+    // The empty board is a draw (Gasser 1996; Gévay and Danner 2016).
+    let start = rows.iter().find(|r| r.line.starts_with("0-0-9-9,")).unwrap();
+    assert_eq!((start.positions, start.draws), (1, 1));
+    // The README's figure (a regression check: no outside source counts
+    // the placement positions this way).
+    assert_eq!(rows.iter().map(|r| r.positions).sum::<u64>(), 17_856_763_819);
+}
+
+#[test]
+fn a_fresh_solve_prints_the_committed_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let morris = env!("CARGO_BIN_EXE_morris");
+    let solve = Command::new(morris)
+        .args(["solve", "--rules", "nine", "--max-stones", "8", "-q", "--db"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(solve.status.success(), "{}", String::from_utf8_lossy(&solve.stderr));
+    let stats = Command::new(morris).args(["stats", "--format", "csv", "--db"]).arg(dir.path()).output().unwrap();
+    assert!(stats.status.success(), "{}", String::from_utf8_lossy(&stats.stderr));
+    let committed: Vec<String> = std::iter::once(HEADER.to_string())
+        .chain(read_csv("nine-sliding.csv").into_iter().filter(|r| r.sector.iter().sum::<usize>() <= 8).map(|r| r.line))
+        .collect();
+    assert_eq!(committed.len(), 7);
+    assert_eq!(String::from_utf8(stats.stdout).unwrap(), committed.join("\n") + "\n");
+}
