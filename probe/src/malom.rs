@@ -55,17 +55,19 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use memmap2::Mmap;
 use morris_db::board::{Bitboard, Board, Point, Points};
 use morris_db::index::{colex_unrank, expand_into_empty, rank_among_empty, SectorIndex};
 use morris_db::mapped::map_file;
-use morris_db::store::file_names;
+use morris_db::store::{file_names, sort_sectors};
+use morris_db::wdl::Wdl;
 use morris_db::{Color, Move, Position, RuleSet, Sector, Table, TableError, Value};
 use rayon::prelude::*;
 
-use crate::{Database, ProbeError};
+use crate::front::{Answer, Encoding, Tables};
+use crate::{Database, MissingHint, ProbeError};
 
 /// The size of a sector file's header in bytes.
 pub const HEADER_SIZE: usize = 64;
@@ -252,6 +254,20 @@ impl MalomValue {
     }
 }
 
+impl Answer for MalomValue {
+    fn back(self) -> MalomValue {
+        MalomValue::back(self)
+    }
+
+    fn best_first(a: &MalomValue, b: &MalomValue) -> std::cmp::Ordering {
+        MalomValue::best_first(a, b)
+    }
+
+    fn wdl(self) -> Wdl {
+        Wdl::from(self.value)
+    }
+}
+
 impl std::fmt::Display for MalomValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.draw_rank() {
@@ -420,7 +436,9 @@ impl MalomSector {
         if rules.board().len() != 24 || sector.w as usize + sector.b as usize > 24 {
             return Err(corrupt("sector", format!("sector {sector} is not a sector of the 24-point board")));
         }
-        let map = map_file(&file).map_err(io)?;
+        // SAFETY: Malom's files are read-only downloads that no program
+        // here writes (see `map_file`).
+        let map = unsafe { map_file(&file) }.map_err(io)?;
         let i32_at = |o: usize| i32::from_le_bytes([map[o], map[o + 1], map[o + 2], map[o + 3]]);
         let version = i32_at(0);
         if version != SECTOR_VERSION {
@@ -639,10 +657,8 @@ impl MalomSector {
             field2
         };
         let win = a == self.win;
-        let dtm = u16::try_from(dtm)
-            .ok()
-            .filter(|&d| d <= morris_db::value::MAX_DTM && (d % 2 == 1) == win)
-            .ok_or_else(|| {
+        let value = u16::try_from(dtm).ok().and_then(|d| if win { Value::win(d) } else { Value::loss(d) }).ok_or_else(
+            || {
                 self.corrupt(
                     "payload",
                     format!(
@@ -650,8 +666,9 @@ impl MalomSector {
                         if win { "win" } else { "loss" }
                     ),
                 )
-            })?;
-        Ok(MalomValue { value: if win { Value::Win(dtm) } else { Value::Loss(dtm) }, a })
+            },
+        )?;
+        Ok(MalomValue { value, a })
     }
 
     /// Counts pointers, wins, losses and draws over the whole file, and the
@@ -683,16 +700,76 @@ impl MalomSector {
     }
 }
 
-/// A directory of Malom's files for one game, answering the queries of
-/// [`Database`]. Opening reads the small `.secval` file; each sector file is
-/// mapped on first use and kept. `Send + Sync`.
+/// Malom's files ([`MalomSector`], `.sec2`, with the game's `.secval`
+/// file read when the database is opened): values with DTM and Malom's A.
 #[derive(Debug)]
-pub struct MalomDatabase {
-    dir: PathBuf,
-    rules: RuleSet,
+pub struct MalomFiles {
     game: MalomGame,
     values: SectorValues,
-    sectors: RwLock<HashMap<Sector, Arc<MalomSector>>>,
+}
+
+impl Encoding for MalomFiles {
+    type File = MalomSector;
+    type Answer = MalomValue;
+
+    fn open(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> Result<MalomSector, TableError> {
+        MalomSector::open(&dir.join(self.game.file_name(sector)), sector, rules, &self.values)
+    }
+
+    fn verify(&self, _file: &MalomSector) -> Result<(), TableError> {
+        // Malom's files have no checksum; `open` checked the header, the
+        // size and the overflow table.
+        Ok(())
+    }
+
+    #[inline]
+    fn lookup(
+        &self,
+        file: &MalomSector,
+        _rules: &RuleSet,
+        _index: Option<&SectorIndex>,
+        us: Bitboard,
+        them: Bitboard,
+    ) -> Result<MalomValue, ProbeError> {
+        file.lookup(us, them)
+    }
+
+    fn lost(&self) -> MalomValue {
+        MalomValue { value: Value::Loss(0), a: self.values.loss }
+    }
+
+    fn missing(&self, _dir: &Path, rules: &RuleSet, sector: Sector) -> (String, MissingHint) {
+        let hint = if self.values.get(sector).is_none() {
+            MissingHint::NotInMalom { values_file: self.game.values_file_name() }
+        } else {
+            MissingHint::InMalomFull { rules: rules.name().to_string() }
+        };
+        (self.game.file_name(sector), hint)
+    }
+
+    fn no_directory(&self) -> &'static str {
+        "does not exist"
+    }
+
+    fn sectors(&self, dir: &Path, rules: &RuleSet) -> std::io::Result<Vec<Sector>> {
+        let mut v: Vec<Sector> = file_names(dir)?
+            .iter()
+            .filter_map(|name| MalomGame::parse_file_name(name))
+            .filter(|&(g, s)| g == self.game && rules.sector_fits(s))
+            .map(|(_, s)| s)
+            .collect();
+        sort_sectors(&mut v);
+        Ok(v)
+    }
+}
+
+/// A directory of Malom's files for one game, answering the queries of
+/// [`Database`] through the same front-end ([`Tables`] over
+/// [`MalomFiles`]). Opening reads the small `.secval` file; each sector
+/// file is mapped on first use and kept. `Send + Sync`.
+#[derive(Debug)]
+pub struct MalomDatabase {
+    tables: Tables<MalomFiles>,
 }
 
 impl MalomDatabase {
@@ -722,7 +799,7 @@ impl MalomDatabase {
             let hint = if found.is_empty() {
                 String::new()
             } else {
-                format!("; it holds Malom files of {}: is `--rules` right?", found.join(", "))
+                format!("; it holds Malom files of {}: is the rule set right?", found.join(", "))
             };
             return Err(no(format!(
                 "no {} (Malom's sector values for rule set {}){hint}",
@@ -731,38 +808,39 @@ impl MalomDatabase {
             )));
         }
         let values = SectorValues::read(&values_path)?;
-        Ok(MalomDatabase { dir, rules, game, values, sectors: RwLock::new(HashMap::new()) })
+        // Malom's files carry no checksum: nothing to verify on first use.
+        let options = crate::ProbeOptions { verify_checksums: false };
+        Ok(MalomDatabase { tables: Tables::with_encoding(dir, rules, options, MalomFiles { game, values })? })
+    }
+
+    /// The front-end these queries go through.
+    pub fn tables(&self) -> &Tables<MalomFiles> {
+        &self.tables
     }
 
     /// The rule set.
     pub fn rules(&self) -> &RuleSet {
-        &self.rules
+        self.tables.rules()
     }
 
     /// The game.
     pub fn game(&self) -> MalomGame {
-        self.game
+        self.tables.encoding().game
     }
 
     /// The directory.
     pub fn dir(&self) -> &Path {
-        &self.dir
+        self.tables.dir()
     }
 
     /// The sector values of the `.secval` file.
     pub fn sector_values(&self) -> &SectorValues {
-        &self.values
+        &self.tables.encoding().values
     }
 
     /// The sectors whose files are in the directory, sorted.
     pub fn sectors_present(&self) -> Vec<Sector> {
-        let mut v: Vec<Sector> = file_names(&self.dir)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|name| MalomGame::parse_file_name(name))
-            .filter(|&(g, s)| g == self.game && self.rules.sector_fits(s))
-            .map(|(_, s)| s)
-            .collect();
+        let mut v = self.tables.sectors().unwrap_or_default();
         v.sort();
         v
     }
@@ -773,27 +851,7 @@ impl MalomDatabase {
     /// [`ProbeError::MissingTable`] when the file is not there,
     /// [`ProbeError::Table`] when it is damaged.
     pub fn sector(&self, sector: Sector) -> Result<Arc<MalomSector>, ProbeError> {
-        if let Some(s) = self.sectors.read().ok().and_then(|m| m.get(&sector).cloned()) {
-            return Ok(s);
-        }
-        let file = self.game.file_name(sector);
-        let opened = MalomSector::open(&self.dir.join(&file), sector, &self.rules, &self.values);
-        let opened = match opened {
-            Ok(s) => Arc::new(s),
-            Err(TableError::Missing { .. }) => {
-                let hint = if self.values.get(sector).is_none() {
-                    format!("; Malom's {} has no such sector", self.game.values_file_name())
-                } else {
-                    format!("; Malom's full database for rule set {} has it", self.rules.name())
-                };
-                return Err(ProbeError::MissingTable { sector, dir: self.dir.clone(), file, hint });
-            }
-            Err(e) => return Err(e.into()),
-        };
-        if let Ok(mut map) = self.sectors.write() {
-            map.insert(sector, opened.clone());
-        }
-        Ok(opened)
+        self.tables.table(sector)
     }
 
     /// The value of `pos` with Malom's A (see [`MalomValue`]).
@@ -801,20 +859,7 @@ impl MalomDatabase {
     /// # Errors
     /// As [`Database::value`].
     pub fn evaluate(&self, pos: &Position) -> Result<MalomValue, ProbeError> {
-        pos.validate(&self.rules)?;
-        let us = pos.us().count_ones() + pos.us_in_hand() as u32;
-        let them = pos.them().count_ones() + pos.them_in_hand() as u32;
-        if them < 3 {
-            return Err(ProbeError::Unreachable(format!(
-                "{} has fewer than 3 stones, so the game ended before {} was to move",
-                pos.side_to_move.other(),
-                pos.side_to_move
-            )));
-        }
-        if us < 3 {
-            return Ok(MalomValue { value: Value::Loss(0), a: self.values.loss });
-        }
-        self.sector(pos.sector())?.lookup(pos.us(), pos.them())
+        self.tables.value(pos)
     }
 
     /// The value of `pos` for the side to move, as [`Database::value`].
@@ -833,17 +878,7 @@ impl MalomDatabase {
     /// As [`MalomDatabase::value`], for the position or any position a move
     /// leads to.
     pub fn analyze_ranked(&self, pos: &Position) -> Result<Vec<(Move, MalomValue)>, ProbeError> {
-        pos.validate(&self.rules)?;
-        let board = self.rules.board();
-        let mut out = pos
-            .legal_moves(&self.rules)
-            .into_iter()
-            .map(|mv| Ok((mv, self.evaluate(&pos.play_unchecked(mv))?.back())))
-            .collect::<Result<Vec<_>, ProbeError>>()?;
-        out.sort_by(|x, y| {
-            MalomValue::best_first(&x.1, &y.1).then_with(|| x.0.notation(board).cmp(&y.0.notation(board)))
-        });
-        Ok(out)
+        self.tables.analyze(pos)
     }
 
     /// Every legal move with its value, as [`Database::analyze`] (in the

@@ -31,9 +31,10 @@ use std::time::Instant;
 
 use morris_db::index::rank_among_empty;
 use morris_db::moves::{apply_move, for_each_move};
-use morris_db::wdl::WdlTable;
-use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex, Table, TableError, Value};
+use morris_db::symmetry::SymmetryGroup;
+use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex, Table};
 
+use crate::front::{read_wdl, Answer, WdlSlots};
 use crate::wdl::WdlDatabase;
 use crate::{Database, ProbeError};
 
@@ -325,38 +326,11 @@ impl From<ProbeError> for Abort {
     }
 }
 
-/// The table at the leaves of one sliding sector.
-enum Leaf {
-    Dtm(Arc<Table>),
-    Wdl(Arc<WdlTable>),
-}
-
-impl Leaf {
-    #[inline]
-    fn wdl(&self, slot: u64) -> Result<Wdl, ProbeError> {
-        let v = match self {
-            Leaf::Dtm(t) => t.value(slot).map(wdl),
-            Leaf::Wdl(t) => t.wdl(slot).map(|v| v.signum() as Wdl),
-        };
-        v.ok_or_else(|| {
-            let path = match self {
-                Leaf::Dtm(t) => t.path(),
-                Leaf::Wdl(t) => t.path(),
-            };
-            ProbeError::Table(TableError::Corrupt {
-                path: path.to_path_buf(),
-                field: "payload",
-                detail: format!("slot {slot} of a canonical position holds no value"),
-            })
-        })
-    }
-}
-
 /// One sector's index (by stones on the board) and, once used, its sliding
 /// table.
 struct SectorSlot {
     index: SectorIndex,
-    leaf: Option<Leaf>,
+    leaf: Option<Arc<dyn WdlSlots>>,
 }
 
 /// An alpha-beta searcher over one database; keeps its transposition table
@@ -369,9 +343,8 @@ pub struct Prover<'a> {
     sectors: Vec<Option<SectorSlot>>,
     stride: usize,
     placement: HashMap<Sector, Option<Arc<Table>>>,
-    /// `compose[a][b]`: the symmetry applying `b`, then `a`.
-    compose: Vec<Vec<u8>>,
-    inverse: Vec<u8>,
+    /// How the board's symmetries compose and invert.
+    group: SymmetryGroup,
     /// Move lists by ply from the root, reused.
     moves: Vec<Vec<(i32, Move)>>,
     /// Cut-offs by (point placed, point removed or 24+).
@@ -384,12 +357,10 @@ pub struct Prover<'a> {
     share: bool,
 }
 
-fn wdl(v: Value) -> Wdl {
-    match v {
-        Value::Win(_) => 1,
-        Value::Draw => 0,
-        Value::Loss(_) => -1,
-    }
+/// The search's value of an answer of any table: +1, 0 or -1.
+#[inline]
+pub fn signed<A: Answer>(v: A) -> Wdl {
+    v.wdl().signum() as Wdl
 }
 
 impl<'a> Prover<'a> {
@@ -398,21 +369,7 @@ impl<'a> Prover<'a> {
     pub fn new(db: &'a Database, options: SearchOptions) -> Prover<'a> {
         let tt = options.transpositions.clone().unwrap_or_else(|| Arc::new(TranspositionTable::new(DEFAULT_TABLE_MIB)));
         let board = db.rules().board();
-        let syms = board.symmetries();
-        let compose: Vec<Vec<u8>> = syms
-            .iter()
-            .map(|a| {
-                syms.iter()
-                    .map(|b| {
-                        let img: Vec<_> = b.image().iter().map(|&p| a.point(p)).collect();
-                        syms.iter().position(|c| c.image() == img.as_slice()).expect("symmetries form a group") as u8
-                    })
-                    .collect()
-            })
-            .collect();
-        let inverse = (0..syms.len())
-            .map(|a| compose[a].iter().position(|&c| c == 0).expect("every symmetry has an inverse") as u8)
-            .collect();
+        let group = board.symmetry_group().clone();
         let stride = board.len() + 1;
         Prover {
             db,
@@ -421,8 +378,7 @@ impl<'a> Prover<'a> {
             sectors: (0..stride * stride).map(|_| None).collect(),
             stride,
             placement: HashMap::new(),
-            compose,
-            inverse,
+            group,
             moves: Vec::new(),
             history: vec![0; 32 * 33],
             stats: SearchStats::default(),
@@ -460,7 +416,7 @@ impl<'a> Prover<'a> {
         }
         if pos.them().count_ones() + (pos.them_in_hand() as u32) < 3 {
             // Same answer as the tables give.
-            return Ok(self.db.value(pos).map(wdl)?);
+            return Ok(self.db.value(pos).map(signed)?);
         }
         let start = Instant::now();
         let (us, them, uh, th) = (pos.us(), pos.them(), pos.us_in_hand(), pos.them_in_hand());
@@ -494,13 +450,14 @@ impl<'a> Prover<'a> {
             Some(leaf) => leaf,
             empty => {
                 let sector = Sector::sliding(w as u8, b as u8);
-                empty.insert(match &wdl_db {
-                    Some(wdl) => Leaf::Wdl(wdl.table(sector)?),
-                    None => Leaf::Dtm(db.table(sector)?),
-                })
+                let file: Arc<dyn WdlSlots> = match &wdl_db {
+                    Some(wdl) => wdl.table(sector)?,
+                    None => db.table(sector)?,
+                };
+                empty.insert(file)
             }
         };
-        let v = leaf.wdl(index)?;
+        let v = signed(read_wdl(&**leaf, index)?);
         self.stats.table_probes += 1;
         Ok(v)
     }
@@ -543,7 +500,7 @@ impl<'a> Prover<'a> {
         }
         let slot = orbit as u64 * index.opponent_sets() + rank_among_empty(orbits.representative(orbit), best);
         debug_assert_eq!(slot, index.index(us, them));
-        let sym = self.compose[g_best][s] as usize;
+        let sym = self.group.compose(g_best, s) as usize;
         if w > 15 || b > 15 || uh > 15 || th > 15 || slot >= 1 << INDEX_BITS {
             return (None, sym);
         }
@@ -585,7 +542,7 @@ impl<'a> Prover<'a> {
         let Some(table) = table else { return Ok(None) };
         self.stats.table_probes += 1;
         let index = self.slot(sector.w as usize, sector.b as usize).index.index(us, them);
-        Leaf::Dtm(table).wdl(index).map(Some)
+        read_wdl(&*table, index).map(|v| Some(signed(v)))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -621,7 +578,7 @@ impl<'a> Prover<'a> {
             alpha = alpha.max(e.lower);
             beta = beta.min(e.upper);
             if e.to != NO_POINT {
-                let back = &syms[self.inverse[sym] as usize];
+                let back = &syms[self.group.inverse(sym) as usize];
                 let removal = (e.removal != NO_POINT).then(|| back.point(e.removal));
                 tt_move = Some((back.point(e.to), removal));
             }
@@ -650,7 +607,7 @@ impl<'a> Prover<'a> {
         }
         if moves.is_empty() {
             self.moves[ply] = moves;
-            return Ok(wdl(rules.no_move_value(us, them)));
+            return Ok(signed(rules.no_move_value(us, them)));
         }
         let marked = key.filter(|&k| self.share && depth >= SHARE_DEPTH && self.tt.mark_busy(k));
         let result = self.search_moves(us, them, uh, th, alpha, beta, ply, &moves, depth);

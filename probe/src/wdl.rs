@@ -27,29 +27,77 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::path::Path;
 
 use morris_db::wdl::{wdl_file_name, WdlTable};
-use morris_db::{Move, Position, RuleSet, Sector, TableError};
+use morris_db::{Bitboard, FileKind, Position, RuleSet, Sector, SectorIndex, Store, TableError};
 
 pub use morris_db::wdl::Wdl;
 
-use crate::{ProbeError, ProbeOptions};
+use crate::front::{no_value, Encoding, TableProber, Tables};
+use crate::{MissingHint, ProbeError, ProbeOptions};
 
-/// An open WDL database: one rule set's WDL files in one directory. Cheap
-/// to open; each file is mapped (and, by default, checksummed) on first use.
-/// `Send + Sync`.
-#[derive(Debug)]
-pub struct WdlDatabase {
-    dir: PathBuf,
-    rules: RuleSet,
-    options: ProbeOptions,
-    tables: RwLock<HashMap<Sector, Arc<WdlTable>>>,
+/// Our WDL files ([`morris_db::wdl`], `.mwdl`): win, draw or loss without
+/// distance.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WdlFiles;
+
+impl Encoding for WdlFiles {
+    type File = WdlTable;
+    type Answer = Wdl;
+
+    fn open(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> Result<WdlTable, TableError> {
+        let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+        WdlTable::open(dir, rules, sector, len)
+    }
+
+    fn verify(&self, file: &WdlTable) -> Result<(), TableError> {
+        file.verify_checksum()
+    }
+
+    #[inline]
+    fn lookup(
+        &self,
+        file: &WdlTable,
+        rules: &RuleSet,
+        index: Option<&SectorIndex>,
+        us: Bitboard,
+        them: Bitboard,
+    ) -> Result<Wdl, ProbeError> {
+        let slot = match index {
+            Some(index) => index.index(us, them),
+            None => rules.indexer().slot(us, them),
+        };
+        file.wdl(slot).ok_or_else(|| no_value(file.path(), slot))
+    }
+
+    fn lost(&self) -> Wdl {
+        Wdl::Loss
+    }
+
+    fn missing(&self, _dir: &Path, rules: &RuleSet, sector: Sector) -> (String, MissingHint) {
+        (wdl_file_name(rules.name(), sector), MissingHint::NotExported { rules: rules.name().to_string() })
+    }
+
+    fn no_directory(&self) -> &'static str {
+        "does not exist (no WDL files were exported there)"
+    }
+
+    fn sectors(&self, dir: &Path, rules: &RuleSet) -> std::io::Result<Vec<Sector>> {
+        Store::new(dir).sectors(rules, &[FileKind::Wdl])
+    }
 }
 
-impl WdlDatabase {
+/// An open WDL database: one rule set's WDL files in one directory (the
+/// front-end of [`crate::front`] over [`WdlFiles`]). Cheap to open; each
+/// file is mapped (and, by default, checksummed) on first use.
+/// `Send + Sync`.
+pub type WdlDatabase = Tables<WdlFiles>;
+
+/// A handle for many WDL probes from one thread (see [`TableProber`]).
+pub type WdlProber<'a> = TableProber<'a, WdlFiles>;
+
+impl Tables<WdlFiles> {
     /// Opens the WDL files of `rules` in `dir`, with default options. Maps
     /// nothing yet.
     ///
@@ -64,172 +112,26 @@ impl WdlDatabase {
     /// # Errors
     /// [`ProbeError::NoDatabase`] when `dir` is not a directory.
     pub fn open_with(dir: impl AsRef<Path>, rules: RuleSet, options: ProbeOptions) -> Result<WdlDatabase, ProbeError> {
-        let dir = dir.as_ref().to_path_buf();
-        if !dir.is_dir() {
-            let why =
-                if dir.exists() { "not a directory" } else { "does not exist (make one with `morris export-wdl`)" };
-            return Err(ProbeError::NoDatabase { path: dir, why: why.to_string() });
-        }
-        Ok(WdlDatabase { dir, rules, options, tables: RwLock::new(HashMap::new()) })
+        Tables::with_encoding(dir, rules, options, WdlFiles)
     }
 
-    /// The rule set.
-    pub fn rules(&self) -> &RuleSet {
-        &self.rules
-    }
-
-    /// The WDL file of `sector`, mapped and checked on first use.
+    /// Win, draw or loss for the side to move in `pos`, as
+    /// [`Tables::value`].
     ///
     /// # Errors
-    /// [`ProbeError::MissingTable`] when the file is not there;
-    /// [`ProbeError::Table`] when it is damaged or of another rule set or
-    /// sector.
-    pub fn table(&self, sector: Sector) -> Result<Arc<WdlTable>, ProbeError> {
-        if let Some(t) = self.tables.read().ok().and_then(|m| m.get(&sector).cloned()) {
-            return Ok(t);
-        }
-        let len = self.rules.sector_index(sector).map_err(|e| ProbeError::Unreachable(e.to_string()))?.len();
-        let table = match WdlTable::open(&self.dir, &self.rules, sector, len) {
-            Ok(t) => t,
-            Err(TableError::Missing { .. }) => {
-                let file = wdl_file_name(self.rules.name(), sector);
-                return Err(ProbeError::MissingTable {
-                    sector,
-                    dir: self.dir.clone(),
-                    file,
-                    hint: format!(
-                        "; export it from a solved database with `morris export-wdl --rules {} --db DIR --out {}`",
-                        self.rules.name(),
-                        self.dir.display()
-                    ),
-                });
-            }
-            Err(e) => return Err(e.into()),
-        };
-        if self.options.verify_checksums {
-            table.verify_checksum()?;
-        }
-        let table = Arc::new(table);
-        if let Ok(mut map) = self.tables.write() {
-            map.insert(sector, table.clone());
-        }
-        Ok(table)
-    }
-
-    /// Win, draw or loss for the side to move in `pos`. A side to move with
-    /// fewer than 3 stones has lost.
-    ///
-    /// # Errors
-    /// [`ProbeError::InvalidPosition`] for a position the rule set does not
-    /// allow, [`ProbeError::Unreachable`] when the opponent already has
-    /// fewer than 3 stones (or, where a line wins, the side to move has a
-    /// line), and the errors of [`WdlDatabase::table`].
+    /// As [`Tables::value`].
     pub fn wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
-        pos.validate(&self.rules)?;
-        let us = pos.us().count_ones() + pos.us_in_hand() as u32;
-        let them = pos.them().count_ones() + pos.them_in_hand() as u32;
-        if them < 3 {
-            return Err(ProbeError::Unreachable(format!(
-                "{} has fewer than 3 stones, so the game ended before {} was to move",
-                pos.side_to_move.other(),
-                pos.side_to_move
-            )));
-        }
-        if us < 3 {
-            return Ok(Wdl::Loss);
-        }
-        if self.rules.line_wins {
-            // Three Men's Morris: the opponent's line ended the game; a
-            // line of the side to move cannot arise (WDL files read padding
-            // as a draw, so this must be caught here).
-            if self.rules.has_line(pos.them()) {
-                return Ok(Wdl::Loss);
-            }
-            if self.rules.has_line(pos.us()) {
-                return Err(ProbeError::Unreachable(format!(
-                    "{} has a line, so the game ended before {} was to move",
-                    pos.side_to_move, pos.side_to_move
-                )));
-            }
-        }
-        let sector = pos.sector();
-        let table = self.table(sector)?;
-        let slot = self.rules.indexer().sector(sector.w as usize, sector.b as usize).index(pos.us(), pos.them());
-        table.wdl(slot).ok_or_else(|| {
-            ProbeError::Table(TableError::Corrupt {
-                path: table.path().to_path_buf(),
-                field: "payload",
-                detail: format!("slot {slot} of a canonical position holds no value"),
-            })
-        })
+        self.value(pos)
     }
+}
 
-    /// Every legal move with its value for the mover, best first (wins,
-    /// draws, losses; ties in notation order). Empty when the game is over.
+impl TableProber<'_, WdlFiles> {
+    /// Win, draw or loss for the side to move, as [`Tables::value`].
     ///
     /// # Errors
-    /// As [`WdlDatabase::wdl`], for the position or any position a move
-    /// leads to.
-    pub fn analyze(&self, pos: &Position) -> Result<Vec<(Move, Wdl)>, ProbeError> {
-        self.wdl(pos)?;
-        let board = self.rules.board();
-        let mut out = pos
-            .legal_moves(&self.rules)
-            .into_iter()
-            .map(|mv| Ok((mv, -self.wdl(&pos.play_unchecked(mv))?)))
-            .collect::<Result<Vec<_>, ProbeError>>()?;
-        out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.notation(board).cmp(&b.0.notation(board))));
-        Ok(out)
-    }
-}
-
-/// A handle for many WDL probes from one thread: it keeps the files and
-/// sector indexes it has used, so that a probe touches no lock and no
-/// shared counter. Answers exactly as [`WdlDatabase::wdl`]. Get one per
-/// thread with [`WdlDatabase::prober`].
-#[derive(Debug)]
-pub struct WdlProber<'a> {
-    db: &'a WdlDatabase,
-    tables: Vec<(Sector, morris_db::SectorIndex, Arc<WdlTable>)>,
-}
-
-impl WdlDatabase {
-    /// A [`WdlProber`] for fast repeated probes from one thread.
-    pub fn prober(&self) -> WdlProber<'_> {
-        WdlProber { db: self, tables: Vec::new() }
-    }
-}
-
-impl WdlProber<'_> {
-    /// Win, draw or loss for the side to move, as [`WdlDatabase::wdl`].
-    ///
-    /// # Errors
-    /// As [`WdlDatabase::wdl`].
+    /// As [`Tables::value`].
     #[inline]
     pub fn wdl(&mut self, pos: &Position) -> Result<Wdl, ProbeError> {
-        let rules = &self.db.rules;
-        let sector = pos.sector();
-        if rules.line_wins || sector.w + sector.wh < 3 || sector.b + sector.bh < 3 || pos.validate(rules).is_err() {
-            // Every unusual case, and every error, as `WdlDatabase::wdl` says.
-            return self.db.wdl(pos);
-        }
-        let i = match self.tables.iter().position(|(s, _, _)| *s == sector) {
-            Some(i) => i,
-            None => {
-                let table = self.db.table(sector)?;
-                let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
-                self.tables.push((sector, index, table));
-                self.tables.len() - 1
-            }
-        };
-        let (_, index, table) = &self.tables[i];
-        let slot = index.index(pos.us(), pos.them());
-        table.wdl(slot).ok_or_else(|| {
-            ProbeError::Table(TableError::Corrupt {
-                path: table.path().to_path_buf(),
-                field: "payload",
-                detail: format!("slot {slot} of a canonical position holds no value"),
-            })
-        })
+        self.value(pos)
     }
 }

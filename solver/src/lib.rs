@@ -1,8 +1,8 @@
 //! Retrograde analysis of the morris family (DESIGN.md, "Solving"): fills
 //! the tables of a rule set pair of sectors by pair, in an order where every
 //! capture lands in a pair already solved, with exact DTM across sectors, in
-//! parallel with rayon, with indicatif progress, skipping tables already on
-//! disk. The sliding phase first; then the placement phase, sector by
+//! parallel with rayon, reporting progress to a [`Progress`] (the library
+//! draws nothing), skipping tables already on disk. The sliding phase first; then the placement phase, sector by
 //! sector in one pass each, or under the Lasker rule (where a player with
 //! stones in hand may move) pair by pair by retrograde analysis.
 #![warn(missing_docs)]
@@ -10,15 +10,18 @@
 pub mod lock;
 mod pair;
 pub mod placement;
+pub mod progress;
+
 pub mod unit;
+
+pub use progress::{NoProgress, Progress};
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use morris_db::table::{table_path, write_table};
-use morris_db::{RuleSet, Sector, Store, Table, TableError, TableHeader};
+use morris_db::{FileKind, RuleSet, Sector, Store, Table, TableError, TableHeader};
 
 use crate::lock::DirLock;
 use crate::unit::{sector_slots, units, Unit, UnitKind};
@@ -29,7 +32,8 @@ pub struct SolveOptions {
     /// Solve the sliding sectors with `w + b <= max_stones` (stones on the
     /// board of both sides together).
     pub max_stones: u32,
-    /// Draw indicatif progress bars on standard error.
+    /// Kept for callers; the library draws nothing. Progress goes to the
+    /// [`Progress`] given to [`solve_sliding_with`].
     pub progress: bool,
 }
 
@@ -186,11 +190,11 @@ pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
 /// [`SolveError::Io`] when the directory cannot be used;
 /// [`SolveError::Table`] when a table cannot be written or read.
 pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Result<SolveReport, SolveError> {
-    solve_sliding_with(rules, dir, options, &|_| {})
+    solve_sliding_with(rules, dir, options, &NoProgress)
 }
 
-/// [`solve_sliding`], telling `observer` of every damaged table found and
-/// every pair solved as it happens (with progress bars hidden meanwhile).
+/// As [`solve_sliding`], reporting to `progress`: one stage of `pairs`,
+/// a message per pair and per ply.
 ///
 /// # Errors
 /// As [`solve_sliding`].
@@ -198,15 +202,14 @@ pub fn solve_sliding_with(
     rules: &RuleSet,
     dir: &Path,
     options: &SolveOptions,
-    observer: &dyn Fn(&SolveEvent),
+    progress: &dyn Progress,
 ) -> Result<SolveReport, SolveError> {
     check_supported(rules, false)?;
     let start = Instant::now();
     let _lock = DirLock::whole(dir)?;
     remove_temporary_files(dir, |_| true).map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?;
     let mut report = SolveReport::default();
-    let all = units(rules, options.max_stones, false);
-    solve_units(rules, dir, &all, "pairs", options.progress, observer, &mut report)?;
+    solve_units(rules, dir, &units(rules, options.max_stones, false), "pairs", progress, &mut report)?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -239,36 +242,23 @@ fn check_supported(rules: &RuleSet, placement: bool) -> Result<(), SolveError> {
     Ok(())
 }
 
-/// Solves every unit of `units` in order into `dir`, with one progress bar
-/// counting `what`.
+/// Solves every unit of `units` in order into `dir`, as one stage of
+/// `progress` counting `what`.
 fn solve_units(
     rules: &RuleSet,
     dir: &Path,
     units: &[Unit],
     what: &str,
-    progress: bool,
-    observer: &dyn Fn(&SolveEvent),
+    progress: &dyn Progress,
     report: &mut SolveReport,
 ) -> Result<(), SolveError> {
-    let bar = if progress {
-        let bar = ProgressBar::new(units.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template(&format!(
-                "{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {what}, {{elapsed}} {{msg}}"
-            ))
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_prefix(format!("solve {}", rules.name()));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    progress.begin(rules.name(), what, units.len() as u64);
     for unit in units {
-        bar.set_message(unit.name());
-        solve_unit(rules, dir, unit, &bar, observer, report)?;
-        bar.inc(1);
+        progress.message(&unit.name());
+        solve_unit(rules, dir, unit, progress, report)?;
+        progress.advance();
     }
-    bar.finish_and_clear();
+    progress.finish();
     Ok(())
 }
 
@@ -278,23 +268,18 @@ fn solve_unit(
     rules: &RuleSet,
     dir: &Path,
     unit: &Unit,
-    bar: &ProgressBar,
-    observer: &dyn Fn(&SolveEvent),
+    progress: &dyn Progress,
     report: &mut SolveReport,
 ) -> Result<(), SolveError> {
-    let missing: Vec<Sector> = unit
-        .sectors
-        .iter()
-        .copied()
-        .filter(|&s| needs_solving(rules, dir, s, &|e| bar.suspend(|| observer(e))))
-        .collect();
+    let missing: Vec<Sector> =
+        unit.sectors.iter().copied().filter(|&s| needs_solving(rules, dir, s, progress)).collect();
     if missing.is_empty() {
         report.skipped.extend(&unit.sectors);
         return Ok(());
     }
     let t0 = Instant::now();
     let (solved, timing) = match unit.kind {
-        UnitKind::Sliding | UnitKind::Lasker => pair::solve_pair(rules, dir, unit.sectors[0], bar)?,
+        UnitKind::Sliding | UnitKind::Lasker => pair::solve_pair(rules, dir, unit.sectors[0], progress)?,
         UnitKind::Placement => {
             let entries = placement::solve_placement_sector(rules, dir, unit.sectors[0])?;
             let timing = PairTiming {
@@ -307,7 +292,7 @@ fn solve_unit(
         }
     };
     store(rules, dir, solved, &missing, report)?;
-    bar.suspend(|| observer(&SolveEvent::Solved(&timing)));
+    progress.event(&SolveEvent::Solved(&timing));
     report.pairs.push(timing);
     Ok(())
 }
@@ -326,19 +311,17 @@ fn solve_unit(
 /// against White (the tables are relative to the side to move, which does
 /// not tell White from Black there); otherwise as [`solve_sliding`].
 pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveReport, SolveError> {
-    solve_all_with(rules, dir, progress, &|_| {})
+    // `progress` is kept for callers; the library draws nothing.
+    let _ = progress;
+    solve_all_with(rules, dir, &NoProgress)
 }
 
-/// [`solve_all`], telling `observer` what happens as [`solve_sliding_with`].
+/// As [`solve_all`], reporting to `progress`: the stage of [`solve_sliding_with`],
+/// then one stage of placement sectors (or Lasker placement pairs).
 ///
 /// # Errors
 /// As [`solve_all`].
-pub fn solve_all_with(
-    rules: &RuleSet,
-    dir: &Path,
-    progress: bool,
-    observer: &dyn Fn(&SolveEvent),
-) -> Result<SolveReport, SolveError> {
+pub fn solve_all_with(rules: &RuleSet, dir: &Path, progress: &dyn Progress) -> Result<SolveReport, SolveError> {
     check_supported(rules, true)?;
     let start = Instant::now();
     let _lock = DirLock::whole(dir)?;
@@ -346,9 +329,9 @@ pub fn solve_all_with(
     let mut report = SolveReport::default();
     let (sliding, placement): (Vec<Unit>, Vec<Unit>) =
         units(rules, u32::MAX, true).into_iter().partition(|u| u.kind == UnitKind::Sliding);
-    solve_units(rules, dir, &sliding, "pairs", progress, observer, &mut report)?;
+    solve_units(rules, dir, &sliding, "pairs", progress, &mut report)?;
     let what = if rules.lasker { "Lasker placement pairs" } else { "placement sectors" };
-    solve_units(rules, dir, &placement, what, progress, observer, &mut report)?;
+    solve_units(rules, dir, &placement, what, progress, &mut report)?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -361,18 +344,12 @@ pub fn solve_all_with(
 /// it, and writes its tables under temporary names, renamed when complete.
 /// Holds the directory's lock shared and the unit's exclusively
 /// ([`lock::DirLock::unit`]), so units of one directory can be solved side
-/// by side. Tells `observer` as [`solve_sliding_with`].
+/// by side. Reports to `progress` as one stage of one unit.
 ///
 /// # Errors
 /// [`SolveError::NoSuchUnit`], [`SolveError::Busy`], [`SolveError::Input`]
 /// (nothing solved), and as [`solve_all`].
-pub fn solve_only(
-    rules: &RuleSet,
-    dir: &Path,
-    name: &str,
-    progress: bool,
-    observer: &dyn Fn(&SolveEvent),
-) -> Result<SolveReport, SolveError> {
+pub fn solve_only(rules: &RuleSet, dir: &Path, name: &str, progress: &dyn Progress) -> Result<SolveReport, SolveError> {
     let unit = unit::find_unit(rules, name)?;
     check_supported(rules, unit.kind != UnitKind::Sliding)?;
     let start = Instant::now();
@@ -397,21 +374,19 @@ pub fn solve_only(
         }
     }
     let mut report = SolveReport::default();
-    let bar = if progress { ProgressBar::new_spinner() } else { ProgressBar::hidden() };
-    solve_unit(rules, dir, &unit, &bar, observer, &mut report)?;
-    bar.finish_and_clear();
+    solve_units(rules, dir, std::slice::from_ref(&unit), "units", progress, &mut report)?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
 
 /// Whether `sector`'s table must be solved: it is missing, or it is there
-/// but cannot be used (then `damaged` is told why before it is replaced).
-fn needs_solving(rules: &RuleSet, dir: &Path, sector: Sector, damaged: &dyn Fn(&SolveEvent)) -> bool {
+/// but cannot be used (then `progress` is told why before it is replaced).
+fn needs_solving(rules: &RuleSet, dir: &Path, sector: Sector, progress: &dyn Progress) -> bool {
     match Table::open(dir, rules, sector, sector_slots(rules, sector)).and_then(|t| t.verify_checksum()) {
         Ok(()) => false,
         Err(TableError::Missing { .. }) => true,
         Err(error) => {
-            damaged(&SolveEvent::Damaged { sector, error: &error });
+            progress.event(&SolveEvent::Damaged { sector, error: &error });
             true
         }
     }
@@ -436,7 +411,7 @@ fn store(
         let header = TableHeader::for_entries(rules, sector, &entries);
         let path = table_path(dir, rules, sector);
         write_table(&path, &header, &entries)?;
-        let twin = path.with_extension(morris_db::compressed::COMPRESSED_EXTENSION);
+        let twin = Store::new(dir).path(rules.name(), sector, FileKind::Compressed);
         match fs::remove_file(&twin) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

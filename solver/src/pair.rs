@@ -39,7 +39,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
 use std::time::Instant;
 
-use indicatif::ProgressBar;
 use morris_db::moves::{for_each_move, sliding_unmoves};
 use morris_db::value::{Value, MAX_DTM, PADDING_ENTRY};
 use morris_db::{Bitboard, Move, RuleSet, Sector, SectorIndex, Table};
@@ -516,7 +515,7 @@ pub(crate) fn solve_pair(
     rules: &RuleSet,
     dir: &Path,
     sector: Sector,
-    progress: &ProgressBar,
+    progress: &dyn crate::Progress,
 ) -> Result<SolvedPair, SolveError> {
     let mirrored = sector.mirrored();
     let sectors = if mirrored == sector { vec![sector] } else { vec![sector, mirrored] };
@@ -555,7 +554,7 @@ pub(crate) fn solve_pair(
     let pair = Pair { rules, sides, fault: AtomicBool::new(false) };
     let name = sectors.iter().map(|s| s.to_string()).collect::<Vec<_>>().join("/");
 
-    progress.set_message(format!("pair {name}: initialising"));
+    progress.message(&format!("pair {name}: initialising"));
     let t0 = Instant::now();
     for side in 0..pair.sides.len() {
         let orbits = pair.sides[side].index.orbit_table().len();
@@ -598,7 +597,7 @@ pub(crate) fn solve_pair(
         if frontier.is_empty() && claims.0.len() <= d as usize + 1 {
             break;
         }
-        progress.set_message(format!("pair {name}: ply {d}, {} positions resolved at this ply", frontier.len()));
+        progress.message(&format!("pair {name}: ply {d}, {} positions resolved at this ply", frontier.len()));
         let per_thread: Vec<(Vec<Item>, Claims)> = if frontier.len() < SEQUENTIAL {
             let mut s = Scratch::default();
             for &item in &frontier {

@@ -3,6 +3,7 @@
 //! A thin command line over `morris-solver` and `morris-probe`; every
 //! subcommand lives in its own module.
 
+mod bars;
 mod bench;
 mod bench_probe;
 mod compare;
@@ -352,8 +353,19 @@ fn message(e: &anyhow::Error) -> String {
     text
 }
 
+/// Reads the command line. Every option that takes a value also takes one
+/// that starts with `-`, so `--threads -1` is refused as a bad value of
+/// `--threads` (by its value parser), not as an unknown argument.
+fn parse_command_line() -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let command = Cli::command().mut_subcommands(|sub| {
+        sub.mut_args(|arg| if arg.get_action().takes_values() { arg.allow_negative_numbers(true) } else { arg })
+    });
+    Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse_command_line();
     let result = match cli.command {
         Command::Solve(a) => solve::run(a),
         Command::Plan(a) => slurm::run(a),
@@ -379,7 +391,88 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             output::errln!("error: {}", message(&e));
+            if let Some(advice) = advice(&e) {
+                output::errln!("hint: {advice}");
+            }
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The command to run about a missing table (the libraries say what is
+/// missing, not which command makes it).
+fn advice(e: &anyhow::Error) -> Option<String> {
+    use morris_probe::{MissingHint, ProbeError};
+    let Some(ProbeError::MissingTable { dir, hint, .. }) = e.chain().find_map(|c| c.downcast_ref::<ProbeError>())
+    else {
+        return None;
+    };
+    let dir = dir.display();
+    Some(match hint {
+        MissingHint::OtherRuleSets(_) => "is `--rules` right?".to_string(),
+        MissingHint::Unsolved { rules, placement: false } => {
+            format!("solve it with `morris solve --rules {rules} --db {dir}`")
+        }
+        MissingHint::Unsolved { rules, placement: true } => {
+            format!("solve the placement tables with `morris solve --rules {rules} --phase all --db {dir}`")
+        }
+        MissingHint::NotExported { rules } => {
+            format!("export it from a solved database with `morris export-wdl --rules {rules} --db DIR --out {dir}`")
+        }
+        MissingHint::NotInMalom { .. } | MissingHint::InMalomFull { .. } => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error that shows its source in its own text and also returns it
+    /// as its source: the kind that printed "Permission denied (os error
+    /// 13): Permission denied (os error 13)".
+    #[derive(Debug)]
+    struct ShowsItsSource(std::io::Error);
+
+    impl std::fmt::Display for ShowsItsSource {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "table.mtb: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for ShowsItsSource {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let io = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let said = io.to_string();
+        let e = anyhow::Error::new(ShowsItsSource(io)).context("cannot open the database");
+        assert_eq!(message(&e), format!("cannot open the database: table.mtb: {said}"));
+    }
+
+    #[test]
+    fn causes_that_add_something_are_kept() {
+        let e = anyhow::anyhow!("no such file").context("cannot read d").context("verify");
+        assert_eq!(message(&e), "verify: cannot read d: no such file");
+    }
+
+    #[test]
+    fn table_errors_say_the_os_error_once() {
+        let e = morris_db::TableError::Io {
+            path: "t.mtb".into(),
+            error: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        };
+        let text = format!("{:#}", anyhow::Error::new(e));
+        assert_eq!(text.matches("ermission denied").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn plural_forms() {
+        assert_eq!(plural(1, "table", "tables"), "1 table");
+        assert_eq!(plural(0, "ply", "plies"), "0 plies");
+        assert_eq!(plural(2, "ply", "plies"), "2 plies");
     }
 }

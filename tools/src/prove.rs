@@ -14,7 +14,7 @@ use std::sync::Arc;
 use clap::Args;
 use indicatif::ProgressBar;
 use morris_db::{Position, Value};
-use morris_probe::search::{prove_parallel, SearchOptions, SearchStats, TranspositionTable, Wdl};
+use morris_probe::search::{prove_parallel, signed, SearchOptions, SearchStats, TranspositionTable, Wdl};
 use morris_probe::search_dtm::prove_dtm;
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::Database;
@@ -134,7 +134,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
             );
             if args.check {
                 if let Ok(t) = db.value(&child) {
-                    let t = -wdl_of(t);
+                    let t = -signed(t);
                     line.push_str(if t == v { "  (tables agree)" } else { "  (TABLES DISAGREE)" });
                     disagree += (t != v) as usize;
                 }
@@ -176,7 +176,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     }
     if args.check {
         match db.value(&pos) {
-            Ok(t) if wdl_of(t) == value => writeln!(out, "placement tables agree: {t:?}")?,
+            Ok(t) if signed(t) == value => writeln!(out, "placement tables agree: {t:?}")?,
             Ok(t) => {
                 writeln!(out, "placement tables DISAGREE: {t:?}")?;
                 disagree += 1;
@@ -204,14 +204,6 @@ fn transposition_table(mib: usize) -> anyhow::Result<TranspositionTable> {
     TranspositionTable::try_new(mib).map_err(|e| {
         anyhow::anyhow!("cannot allocate a transposition table of {mib} MiB ({e}); give a smaller --table-mib")
     })
-}
-
-fn wdl_of(v: Value) -> Wdl {
-    match v {
-        Value::Win(_) => 1,
-        Value::Draw => 0,
-        Value::Loss(_) => -1,
-    }
 }
 
 /// `prove --dtm`: the exact value by full minimax, of the position and with

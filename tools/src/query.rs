@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use morris_db::{Move, Position, RuleSet, Value};
+use morris_db::{Position, Value};
 use morris_probe::malom::MalomValue;
-use morris_probe::{Database, MalomDatabase, ProbeError};
+use morris_probe::{Database, Encoding, MalomDatabase, Tables};
 
 use crate::{PositionArg, RulesArg};
 
@@ -29,43 +29,87 @@ pub struct QueryArgs {
     position: PositionArg,
 }
 
-/// Where the answers come from.
-enum Source {
-    Ours(Database),
-    Malom(MalomDatabase),
+/// How an answer is printed: `Win(25)`, `Draw`, or with Malom's files
+/// `Draw (Malom A = 0)`.
+trait Shown {
+    fn shown(&self) -> String;
 }
 
-impl Source {
-    fn rules(&self) -> &RuleSet {
-        match self {
-            Source::Ours(db) => db.rules(),
-            Source::Malom(db) => db.rules(),
-        }
-    }
-
-    /// The value, and Malom's A when reading Malom's files.
-    fn value(&self, pos: &Position) -> Result<(Value, Option<MalomValue>), ProbeError> {
-        match self {
-            Source::Ours(db) => Ok((db.value(pos)?, None)),
-            Source::Malom(db) => db.evaluate(pos).map(|v| (v.value, Some(v))),
-        }
-    }
-
-    /// Every move with its value, best first (Malom: draws by A).
-    fn analyze(&self, pos: &Position) -> Result<Vec<(Move, Value, Option<MalomValue>)>, ProbeError> {
-        match self {
-            Source::Ours(db) => Ok(db.analyze(pos)?.into_iter().map(|(m, v)| (m, v, None)).collect()),
-            Source::Malom(db) => Ok(db.analyze_ranked(pos)?.into_iter().map(|(m, v)| (m, v.value, Some(v))).collect()),
-        }
+impl Shown for Value {
+    fn shown(&self) -> String {
+        format!("{self:?}")
     }
 }
 
-/// `Win(25)`, `Draw`, or with Malom's files `Draw (Malom A = 0)`.
-fn shown(value: Value, malom: Option<MalomValue>) -> String {
-    match malom {
-        Some(m) => m.to_string(),
-        None => format!("{value:?}"),
+impl Shown for MalomValue {
+    fn shown(&self) -> String {
+        self.to_string()
     }
+}
+
+/// What a subcommand asks of the tables.
+#[derive(Clone, Copy)]
+enum Ask {
+    /// `probe`: the value.
+    Value,
+    /// `analyze`: the value and every move's.
+    Moves,
+    /// `bestmove`: a best move.
+    Best,
+}
+
+/// Answers `ask` about `pos` from `db`, whichever files it reads.
+fn answer<E: Encoding>(ask: Ask, db: &Tables<E>, pos: &Position) -> anyhow::Result<ExitCode>
+where
+    E::Answer: Shown,
+{
+    let mut out = crate::output::stdout();
+    let board = db.rules().board();
+    match ask {
+        Ask::Value => writeln!(out, "{}", db.value(pos)?.shown())?,
+        Ask::Moves => {
+            let value = db.value(pos)?;
+            writeln!(out, "position: {}  value: {}", pos.to_text(board), value.shown())?;
+            let moves = db.analyze(pos)?;
+            if moves.is_empty() {
+                writeln!(out, "no legal move: {} has lost", pos.side_to_move)?;
+            }
+            for (mv, v) in moves {
+                writeln!(out, "{:<10} {}", mv.notation(board), v.shown())?;
+            }
+        }
+        Ask::Best => match db.best_move(pos)? {
+            Some((mv, v)) => writeln!(out, "{} {}", mv.notation(board), v.shown())?,
+            None => writeln!(out, "none: the game is over, {} has lost", pos.side_to_move)?,
+        },
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Opens the tables the arguments name (ours or Malom's) and answers.
+fn run(args: QueryArgs, ask: Ask) -> anyhow::Result<ExitCode> {
+    let rules = args.rules.rule_set()?;
+    let pos = args.position.parse(&rules)?;
+    match (&args.db, &args.malom) {
+        (_, Some(dir)) => answer(ask, MalomDatabase::open(dir, rules)?.tables(), &pos),
+        (Some(dir), None) => answer(ask, &Database::open(dir, rules)?, &pos),
+        (None, None) => anyhow::bail!("give a database: `--db DIR` or `--malom DIR`"),
+    }
+}
+
+/// Runs `morris probe`: prints the value, e.g. `Win(25)`.
+pub fn probe(args: QueryArgs) -> anyhow::Result<ExitCode> {
+    run(args, Ask::Value)
+}
+
+/// Runs `morris analyze`: one line per legal move, best first.
+pub fn analyze(args: QueryArgs) -> anyhow::Result<ExitCode> {
+    run(args, Ask::Moves)
+}
+
+/// Runs `morris bestmove`: prints a best move and its value.
+pub fn bestmove(args: QueryArgs) -> anyhow::Result<ExitCode> {
+    run(args, Ask::Best)
 }
 
 /// Arguments of `morris show`.
@@ -75,55 +119,6 @@ pub struct ShowArgs {
     rules: RulesArg,
     #[command(flatten)]
     position: PositionArg,
-}
-
-fn open(args: &QueryArgs) -> anyhow::Result<(Source, Position)> {
-    let rules = args.rules.rule_set()?;
-    let pos = args.position.parse(&rules)?;
-    let source = match (&args.db, &args.malom) {
-        (_, Some(dir)) => Source::Malom(MalomDatabase::open(dir, rules)?),
-        (Some(dir), None) => Source::Ours(Database::open(dir, rules)?),
-        (None, None) => anyhow::bail!("give a database: `--db DIR` or `--malom DIR`"),
-    };
-    Ok((source, pos))
-}
-
-/// Runs `morris probe`: prints the value, e.g. `Win(25)`.
-pub fn probe(args: QueryArgs) -> anyhow::Result<ExitCode> {
-    let mut out = crate::output::stdout();
-    let (db, pos) = open(&args)?;
-    let (value, malom) = db.value(&pos)?;
-    writeln!(out, "{}", shown(value, malom))?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Runs `morris analyze`: one line per legal move, best first.
-pub fn analyze(args: QueryArgs) -> anyhow::Result<ExitCode> {
-    let mut out = crate::output::stdout();
-    let (db, pos) = open(&args)?;
-    let (value, malom) = db.value(&pos)?;
-    writeln!(out, "position: {}  value: {}", pos.to_text(db.rules().board()), shown(value, malom))?;
-    let moves = db.analyze(&pos)?;
-    if moves.is_empty() {
-        writeln!(out, "no legal move: {} has lost", pos.side_to_move)?;
-    }
-    for (mv, v, malom) in moves {
-        writeln!(out, "{:<10} {}", mv.notation(db.rules().board()), shown(v, malom))?;
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Runs `morris bestmove`: prints a best move and its value.
-pub fn bestmove(args: QueryArgs) -> anyhow::Result<ExitCode> {
-    let mut out = crate::output::stdout();
-    let (db, pos) = open(&args)?;
-    match db.analyze(&pos)?.into_iter().next() {
-        Some((mv, v, malom)) => writeln!(out, "{} {}", mv.notation(db.rules().board()), shown(v, malom))?,
-        None => {
-            writeln!(out, "none: the game is over, {} has lost", pos.side_to_move)?;
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Runs `morris show`: draws the board, then gives the position in text

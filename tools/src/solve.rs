@@ -8,6 +8,7 @@ use anyhow::Context;
 use clap::Args;
 use morris_solver::{solve_all_with, solve_only, solve_sliding_with, SolveEvent, SolveOptions};
 
+use crate::bars::SolveBars;
 use crate::plan::Plan;
 use crate::{DbArg, RulesArg, ThreadsArg};
 
@@ -68,8 +69,8 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         .build_global()
         .context("cannot start the worker threads")?;
     if let Some(unit) = &args.only {
-        let observer = |event: &SolveEvent| report_event(event, args.verbose);
-        let report = solve_only(&rules, &args.db.db, unit, !args.quiet, &observer)?;
+        let observer = SolveBars::new(args.quiet, |event: &SolveEvent| report_event(event, args.verbose));
+        let report = solve_only(&rules, &args.db.db, unit, &observer)?;
         if report.solved.is_empty() {
             writeln!(out, "unit {unit} of {}: its tables are there and intact, nothing to do", rules.name())?;
         } else {
@@ -100,14 +101,14 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         plan.report(&rules, &args.db.db, args.force, &mut out)?;
     }
     let start = Instant::now();
-    let observer = |event: &SolveEvent| report_event(event, args.verbose);
+    let observer = SolveBars::new(args.quiet, |event: &SolveEvent| report_event(event, args.verbose));
     let report = match args.phase {
         Phase::Sliding => solve_sliding_with(&rules, &args.db.db, &options, &observer)?,
         Phase::All => {
             if args.max_stones.is_some() {
                 anyhow::bail!("--max-stones limits the sliding phase only; drop it with --phase all");
             }
-            solve_all_with(&rules, &args.db.db, !args.quiet, &observer)?
+            solve_all_with(&rules, &args.db.db, &observer)?
         }
     };
     let seconds = start.elapsed().as_secs_f64();

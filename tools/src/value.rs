@@ -9,8 +9,9 @@ use anyhow::{bail, Context};
 use clap::Args;
 use morris_db::Position;
 use morris_probe::Database;
-use morris_solver::solve_all_with;
+use morris_solver::{solve_all_with, SolveEvent};
 
+use crate::bars::SolveBars;
 use crate::plan::Plan;
 use crate::{DbArg, RulesArg};
 
@@ -82,7 +83,11 @@ pub fn run(args: ValueArgs) -> anyhow::Result<ExitCode> {
         plan.report(&rules, dir, args.force, &mut out)?;
         confirmed(plan.seconds(), args.yes, &mut out)?;
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        solve_all_with(&rules, dir, !args.quiet, &|e| crate::solve::report_event(e, false))?;
+        solve_all_with(
+            &rules,
+            dir,
+            &SolveBars::new(args.quiet, |e: &SolveEvent| crate::solve::report_event(e, false)),
+        )?;
     }
     let db = Database::open(dir, rules.clone())?;
     let start = Position::start(&rules);

@@ -36,12 +36,17 @@ struct Run {
 
 /// Runs `morris` with standard input empty, killing it after `limit`.
 fn run_for(args: &[&str], limit: Duration) -> Run {
-    let out = assert_cmd::Command::new(morris_bin())
-        .args(args)
-        .write_stdin("")
-        .timeout(limit)
-        .output()
-        .expect("running morris");
+    run_in(args, limit, None)
+}
+
+/// [`run_for`] in the working directory `cwd` (where relative paths such as
+/// `--db abc` land).
+fn run_in(args: &[&str], limit: Duration, cwd: Option<&Path>) -> Run {
+    let mut cmd = assert_cmd::Command::new(morris_bin());
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    let out = cmd.args(args).write_stdin("").timeout(limit).output().expect("running morris");
     let run = Run {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -272,8 +277,9 @@ fn every_option_of_every_subcommand_survives_extreme_and_nonsense_values() {
                 }
             }
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            // Every run ends by itself, quickly, and never panics.
-            run_for(&args, Duration::from_secs(60));
+            // Every run ends by itself, quickly, and never panics; nonsense
+            // values that are relative paths stay in the run's directory.
+            run_in(&args, Duration::from_secs(60), Some(&dir));
             runs += 1;
             let _ = fs::remove_dir_all(&dir);
         }
@@ -327,6 +333,8 @@ fn numeric_options_are_range_checked_with_a_message() {
         (&["bench", "--rules", "three", "--runs", "0"], "--runs"),
         (&["solve", "--rules", "three", "--max-stones", "1000"], "--max-stones"),
         (&["verify", "--rules", "three", "--threads", "100000"], "--threads"),
+        (&["solve", "--rules", "three", "--threads", "-1"], "--threads"),
+        (&["bench-probe", "--rules", "three", "--positions", "-5"], "--positions"),
         (&["line", "--rules", "three", "--plies", "-3"], "--plies"),
     ] {
         let mut args = args.to_vec();

@@ -7,7 +7,7 @@
 //! through each point, the symmetry group) is computed from that data, so no
 //! rule code assumes a particular board.
 
-use crate::symmetry::{derive_symmetries, Symmetry};
+use crate::symmetry::{derive_symmetries, Symmetry, SymmetryGroup};
 
 /// A set of points as a bitboard: bit `i` is the board's point `i`.
 pub type Bitboard = u32;
@@ -28,6 +28,7 @@ pub struct Board {
     mills: Vec<Bitboard>,
     mills_through: Vec<Vec<Bitboard>>,
     symmetries: Vec<Symmetry>,
+    group: SymmetryGroup,
 }
 
 impl Board {
@@ -37,8 +38,9 @@ impl Board {
     ///
     /// # Panics
     /// Only on inconsistent built-in data (an unknown name in a line, more
-    /// than [`MAX_POINTS`] points): boards are compiled in, never read from
-    /// user input.
+    /// than [`MAX_POINTS`] points; symmetries that do not form a group,
+    /// which the automorphisms of any board do): boards are compiled in,
+    /// never read from user input.
     pub fn from_lines(name: &'static str, names: &[&'static str], lines: &[&[&str]]) -> Board {
         assert!(names.len() <= MAX_POINTS, "board {name}: too many points");
         let find = |n: &str| -> usize {
@@ -58,8 +60,18 @@ impl Board {
         }
         let mills_through =
             (0..names.len()).map(|p| mills.iter().copied().filter(|m| m & (1 << p) != 0).collect()).collect();
-        let mut board = Board { name, names: names.to_vec(), adjacency, mills, mills_through, symmetries: Vec::new() };
+        let mut board = Board {
+            name,
+            names: names.to_vec(),
+            adjacency,
+            mills,
+            mills_through,
+            symmetries: Vec::new(),
+            group: SymmetryGroup::default(),
+        };
         board.symmetries = derive_symmetries(&board);
+        board.group = SymmetryGroup::of(&board.symmetries)
+            .unwrap_or_else(|| panic!("board {name}: its automorphisms are not closed under composition"));
         board
     }
 
@@ -218,6 +230,12 @@ impl Board {
     /// and mills), derived from the data; index 0 is the identity.
     pub fn symmetries(&self) -> &[Symmetry] {
         &self.symmetries
+    }
+
+    /// How the symmetries compose and invert, by their indices in
+    /// [`Board::symmetries`].
+    pub fn symmetry_group(&self) -> &SymmetryGroup {
+        &self.group
     }
 }
 

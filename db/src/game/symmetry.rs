@@ -54,6 +54,49 @@ impl Symmetry {
     }
 }
 
+/// The group structure of a board's symmetries, by their indices in
+/// [`Board::symmetries`]: which symmetry is the composition of two, and
+/// which undoes one (for searches that track the symmetry a position was
+/// mapped by).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SymmetryGroup {
+    n: usize,
+    /// `compose[a * n + b]`: the symmetry applying `b`, then `a`.
+    compose: Vec<u8>,
+    inverse: Vec<u8>,
+}
+
+impl SymmetryGroup {
+    /// The composition table of `syms` (index 0 the identity); `None` when
+    /// they are not closed under composition (never for the automorphisms
+    /// of a board, which form a group).
+    pub(crate) fn of(syms: &[Symmetry]) -> Option<SymmetryGroup> {
+        let n = syms.len();
+        let mut compose = Vec::with_capacity(n * n);
+        for a in syms {
+            for b in syms {
+                let img: Vec<Point> = b.image().iter().map(|&p| a.point(p)).collect();
+                compose.push(syms.iter().position(|c| c.image() == img.as_slice())? as u8);
+            }
+        }
+        let inverse =
+            (0..n).map(|a| (0..n).find(|&b| compose[a * n + b] == 0).map(|b| b as u8)).collect::<Option<Vec<u8>>>()?;
+        Some(SymmetryGroup { n, compose, inverse })
+    }
+
+    /// The index of the symmetry that applies `b`, then `a`.
+    #[inline]
+    pub fn compose(&self, a: usize, b: usize) -> u8 {
+        self.compose[a * self.n + b]
+    }
+
+    /// The index of the symmetry that undoes `a`.
+    #[inline]
+    pub fn inverse(&self, a: usize) -> u8 {
+        self.inverse[a]
+    }
+}
+
 /// Finds every automorphism of the board (adjacency and mills), by
 /// backtracking over point images with adjacency pruning. The identity comes
 /// first because images are tried in increasing order.
@@ -115,8 +158,8 @@ mod tests {
     }
 
     /// Every board's symmetries are closed under composition and each has
-    /// an inverse: the search's `Prover::new` relies on this to build its
-    /// composition table (its two `expect`s state this invariant).
+    /// an inverse: [`SymmetryGroup::of`] relies on this (checked here by
+    /// hand, and through the table every board builds).
     #[test]
     fn symmetries_form_a_group_on_every_board() {
         for board in [
@@ -135,6 +178,22 @@ mod tests {
                     has_inverse |= img.iter().enumerate().all(|(i, &p)| p as usize == i);
                 }
                 assert!(has_inverse, "a symmetry without an inverse");
+            }
+        }
+    }
+
+    #[test]
+    fn group_table_composes_and_inverts() {
+        for board in [Board::twenty_four(false), Board::sixteen(), Board::nine_point(true)] {
+            let syms = board.symmetries();
+            let g = board.symmetry_group();
+            for (a, sa) in syms.iter().enumerate() {
+                for (b, sb) in syms.iter().enumerate() {
+                    let c = &syms[g.compose(a, b) as usize];
+                    assert!((0..board.len() as Point).all(|p| c.point(p) == sa.point(sb.point(p))));
+                }
+                let inv = &syms[g.inverse(a) as usize];
+                assert!((0..board.len() as Point).all(|p| inv.point(sa.point(p)) == p));
             }
         }
     }

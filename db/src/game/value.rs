@@ -44,6 +44,21 @@ impl Value {
         }
     }
 
+    /// A win in `plies` plies: `None` unless `plies` is odd (the winner
+    /// makes the last move) and at most [`MAX_DTM`]. The checked way to make
+    /// a win from a number read from outside.
+    #[inline]
+    pub fn win(plies: u16) -> Option<Value> {
+        (plies % 2 == 1 && plies <= MAX_DTM).then_some(Value::Win(plies))
+    }
+
+    /// A loss in `plies` plies: `None` unless `plies` is even (the loser is
+    /// to move at the end) and at most [`MAX_DTM`].
+    #[inline]
+    pub fn loss(plies: u16) -> Option<Value> {
+        (plies % 2 != 1 && plies <= MAX_DTM).then_some(Value::Loss(plies))
+    }
+
     /// Decodes a table entry; `None` for the padding entry.
     #[inline]
     pub fn from_entry(entry: u16) -> Option<Value> {
@@ -105,6 +120,15 @@ impl fmt::Display for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checked_constructors_keep_wins_odd_and_losses_even() {
+        assert_eq!(Value::win(25), Some(Value::Win(25)));
+        assert_eq!(Value::win(24), None);
+        assert_eq!(Value::loss(0), Some(Value::Loss(0)));
+        assert_eq!(Value::loss(7), None);
+        assert_eq!(Value::win(u16::MAX), None);
+    }
 
     #[test]
     fn entries_round_trip() {

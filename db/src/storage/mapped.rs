@@ -9,9 +9,9 @@ use memmap2::Mmap;
 
 /// Maps a whole file read-only.
 ///
-/// # Safety contract
-/// A memory map is only sound while no one truncates or rewrites the file
-/// underneath it. Table files are written under a temporary name and renamed
+/// # Safety
+/// The caller must make sure that no one truncates or rewrites the file
+/// while the mapping lives (as `memmap2::Mmap::map` requires). Table files are written under a temporary name and renamed
 /// into place when complete (see `table::write_table`); a finished table is
 /// never modified again, and replacing one is a rename, which leaves the
 /// mapped inode intact. Users must not edit table files in place while a
@@ -19,9 +19,8 @@ use memmap2::Mmap;
 /// even then the worst outcome is a wrong value or an error, not memory
 /// unsafety beyond what the operating system does to a process whose mapped
 /// file shrinks (SIGBUS).
-pub fn map_file(file: &File) -> io::Result<Mmap> {
-    // SAFETY: see the contract above; the file is opened read-only and
-    // table files are immutable once renamed into place.
+pub unsafe fn map_file(file: &File) -> io::Result<Mmap> {
+    // SAFETY: the caller upholds the contract above.
     unsafe { Mmap::map(file) }
 }
 

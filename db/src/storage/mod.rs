@@ -1,4 +1,4 @@
-//! Storage: the files a database directory holds. The table header, the
+//! Storage: the files a database directory holds. The shared header, the
 //! DTM table encoding, its compressed form, the WDL export format, and the
 //! one place that maps files into memory.
 //!
@@ -6,6 +6,7 @@
 //! (sectors, rule sets, values).
 
 pub mod compressed;
+pub mod header;
 pub mod mapped;
 pub mod store;
 pub mod table;

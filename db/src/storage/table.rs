@@ -44,6 +44,7 @@ use crate::compressed::{CompressedLayout, ENCODING_DTM8_ZSTD};
 use crate::mapped::map_file;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
+use crate::storage::header::{Common, Format};
 use crate::store::Store;
 use crate::value::{Value, PADDING_ENTRY};
 
@@ -51,10 +52,7 @@ use crate::value::{Value, PADDING_ENTRY};
 pub const MAGIC: [u8; 8] = *b"MORRISTB";
 /// The format version this library reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
-/// The size of the header in bytes.
-pub const HEADER_SIZE: usize = 128;
-/// The index scheme this library uses ([`crate::index`]).
-pub const INDEX_VERSION: u32 = 1;
+pub use crate::storage::header::{HEADER_SIZE, INDEX_VERSION};
 /// Entry encoding: 16-bit DTM entries ([`crate::value`]).
 pub const ENCODING_DTM16: u32 = 1;
 
@@ -199,106 +197,60 @@ impl TableHeader {
 
     /// The 128 header bytes.
     pub fn encode(&self) -> [u8; HEADER_SIZE] {
-        let mut b = [0u8; HEADER_SIZE];
-        b[0..8].copy_from_slice(&MAGIC);
-        b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-        b[12..16].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
-        b[16..24].copy_from_slice(&self.rules_fingerprint.to_le_bytes());
-        let name = self.rules_name.as_bytes();
-        let n = name.len().min(16);
-        b[24..24 + n].copy_from_slice(&name[..n]);
-        b[40..44].copy_from_slice(&[self.sector.w, self.sector.b, self.sector.wh, self.sector.bh]);
-        b[44..48].copy_from_slice(&INDEX_VERSION.to_le_bytes());
-        b[48..52].copy_from_slice(&self.encoding.to_le_bytes());
-        b[56..64].copy_from_slice(&self.entry_count.to_le_bytes());
-        b[64..72].copy_from_slice(&self.canonical_positions.to_le_bytes());
-        b[72..80].copy_from_slice(&self.wins.to_le_bytes());
-        b[80..88].copy_from_slice(&self.losses.to_le_bytes());
-        b[88..96].copy_from_slice(&self.draws.to_le_bytes());
-        b[96..100].copy_from_slice(&self.max_win.to_le_bytes());
-        b[100..104].copy_from_slice(&self.max_loss.to_le_bytes());
-        b[104..112].copy_from_slice(&self.payload_checksum.to_le_bytes());
-        let sum = xxh3_64(&b[0..120]);
-        b[120..128].copy_from_slice(&sum.to_le_bytes());
-        b
+        let mut own = [0u8; 8];
+        own[0..4].copy_from_slice(&self.max_win.to_le_bytes());
+        own[4..8].copy_from_slice(&self.max_loss.to_le_bytes());
+        Common {
+            rules_fingerprint: self.rules_fingerprint,
+            rules_name: self.rules_name.clone(),
+            sector: self.sector,
+            encoding: self.encoding,
+            entry_count: self.entry_count,
+            canonical_positions: self.canonical_positions,
+            wins: self.wins,
+            losses: self.losses,
+            draws: self.draws,
+            own,
+            payload_checksum: self.payload_checksum,
+        }
+        .encode(&TABLE_FORMAT)
     }
 
     /// Reads and checks a header: magic, version, header size, header
     /// checksum, index scheme, entry encoding and the consistency of the
-    /// statistics.
+    /// statistics ([`crate::storage::header`]).
     ///
     /// # Errors
     /// [`TableError::Corrupt`] naming the first field that is wrong.
     pub fn decode(bytes: &[u8], path: &Path) -> Result<TableHeader, TableError> {
-        if bytes.len() < HEADER_SIZE {
-            return Err(TableError::corrupt(
-                path,
-                "file size",
-                format!("{} bytes, shorter than the {HEADER_SIZE}-byte header", bytes.len()),
-            ));
-        }
-        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or([0; 4]));
-        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap_or([0; 8]));
-        if bytes[0..8] != MAGIC {
-            return Err(TableError::corrupt(path, "magic", "not a morris table (magic is not MORRISTB)"));
-        }
-        let version = u32_at(8);
-        if version != FORMAT_VERSION {
-            return Err(TableError::corrupt(
-                path,
-                "version",
-                format!("format version {version}; this program reads version {FORMAT_VERSION}: re-solve the table or use a matching release"),
-            ));
-        }
-        if xxh3_64(&bytes[0..120]) != u64_at(120) {
-            return Err(TableError::corrupt(path, "header checksum", "the header was changed or damaged"));
-        }
-        if u32_at(12) as usize != HEADER_SIZE {
-            return Err(TableError::corrupt(path, "header size", format!("{}, expected {HEADER_SIZE}", u32_at(12))));
-        }
-        if u32_at(44) != INDEX_VERSION {
-            return Err(TableError::corrupt(
-                path,
-                "index version",
-                format!("{}, expected {INDEX_VERSION}", u32_at(44)),
-            ));
-        }
-        let encoding = u32_at(48);
-        if encoding != ENCODING_DTM16 && encoding != ENCODING_DTM8_ZSTD {
-            return Err(TableError::corrupt(
-                path,
-                "entry encoding",
-                format!("{encoding}, expected {ENCODING_DTM16} or {ENCODING_DTM8_ZSTD}"),
-            ));
-        }
-        let name_bytes: Vec<u8> = bytes[24..40].iter().copied().take_while(|&c| c != 0).collect();
-        let rules_name =
-            String::from_utf8(name_bytes).map_err(|_| TableError::corrupt(path, "rule-set name", "not UTF-8"))?;
-        let h = TableHeader {
-            rules_fingerprint: u64_at(16),
-            rules_name,
-            sector: Sector { w: bytes[40], b: bytes[41], wh: bytes[42], bh: bytes[43] },
-            entry_count: u64_at(56),
-            canonical_positions: u64_at(64),
-            wins: u64_at(72),
-            losses: u64_at(80),
-            draws: u64_at(88),
-            max_win: u32_at(96),
-            max_loss: u32_at(100),
-            encoding,
-            payload_checksum: u64_at(104),
-        };
-        let sum = h.wins.checked_add(h.losses).and_then(|s| s.checked_add(h.draws));
-        if sum != Some(h.canonical_positions) || h.canonical_positions > h.entry_count {
-            return Err(TableError::corrupt(
-                path,
-                "statistics",
-                "wins + losses + draws do not add up to the canonical positions",
-            ));
-        }
-        Ok(h)
+        let c = Common::decode(bytes, path, &TABLE_FORMAT)?;
+        let [w0, w1, w2, w3, l0, l1, l2, l3] = c.own;
+        Ok(TableHeader {
+            rules_fingerprint: c.rules_fingerprint,
+            rules_name: c.rules_name,
+            sector: c.sector,
+            entry_count: c.entry_count,
+            canonical_positions: c.canonical_positions,
+            wins: c.wins,
+            losses: c.losses,
+            draws: c.draws,
+            max_win: u32::from_le_bytes([w0, w1, w2, w3]),
+            max_loss: u32::from_le_bytes([l0, l1, l2, l3]),
+            encoding: c.encoding,
+            payload_checksum: c.payload_checksum,
+        })
     }
 }
+
+/// The DTM table's place in the shared header.
+const TABLE_FORMAT: Format = Format {
+    magic: MAGIC,
+    version: FORMAT_VERSION,
+    encodings: &[ENCODING_DTM16, ENCODING_DTM8_ZSTD],
+    version_name: "format version",
+    version_remedy: "re-solve the table or use a matching release",
+    wrong_magic: |_| "not a morris table (magic is not MORRISTB)",
+};
 
 fn entries_to_bytes(entries: &[u16]) -> Vec<u8> {
     let mut out = Vec::with_capacity(entries.len() * 2);
@@ -381,7 +333,9 @@ impl Table {
             file.read_to_end(&mut bytes).map_err(|e| TableError::io(path, e))?;
             TableHeader::decode(&bytes, path)?;
         }
-        let map = map_file(&file).map_err(|e| TableError::io(path, e))?;
+        // SAFETY: table files are written under a temporary name and renamed
+        // into place, never changed afterwards (see `map_file`).
+        let map = unsafe { map_file(&file) }.map_err(|e| TableError::io(path, e))?;
         let header = TableHeader::decode(&map, path)?;
         if header.encoding == ENCODING_DTM8_ZSTD {
             let layout = CompressedLayout::parse(&map, &header, path)?;

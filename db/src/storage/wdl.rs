@@ -56,8 +56,9 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 use crate::mapped::map_file;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
+use crate::storage::header::{Common, Format};
 use crate::store::{FileKind, Store, TableFile};
-use crate::table::{Table, TableError, HEADER_SIZE, INDEX_VERSION};
+use crate::table::{Table, TableError, HEADER_SIZE};
 use crate::value::Value;
 
 /// The magic of WDL files.
@@ -237,93 +238,60 @@ pub struct WdlHeader {
 impl WdlHeader {
     /// The 128 header bytes.
     pub fn encode(&self) -> [u8; HEADER_SIZE] {
-        let mut b = [0u8; HEADER_SIZE];
-        b[0..8].copy_from_slice(&WDL_MAGIC);
-        b[8..12].copy_from_slice(&WDL_FORMAT_VERSION.to_le_bytes());
-        b[12..16].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
-        b[16..24].copy_from_slice(&self.rules_fingerprint.to_le_bytes());
-        let name = self.rules_name.as_bytes();
-        let n = name.len().min(16);
-        b[24..24 + n].copy_from_slice(&name[..n]);
-        b[40..44].copy_from_slice(&[self.sector.w, self.sector.b, self.sector.wh, self.sector.bh]);
-        b[44..48].copy_from_slice(&INDEX_VERSION.to_le_bytes());
-        b[48..52].copy_from_slice(&ENCODING_WDL_BASE3.to_le_bytes());
-        b[56..64].copy_from_slice(&self.entry_count.to_le_bytes());
-        b[64..72].copy_from_slice(&self.canonical_positions.to_le_bytes());
-        b[72..80].copy_from_slice(&self.wins.to_le_bytes());
-        b[80..88].copy_from_slice(&self.losses.to_le_bytes());
-        b[88..96].copy_from_slice(&self.draws.to_le_bytes());
-        b[96..104].copy_from_slice(&self.source_checksum.to_le_bytes());
-        b[104..112].copy_from_slice(&self.payload_checksum.to_le_bytes());
-        let sum = xxh3_64(&b[0..120]);
-        b[120..128].copy_from_slice(&sum.to_le_bytes());
-        b
+        Common {
+            rules_fingerprint: self.rules_fingerprint,
+            rules_name: self.rules_name.clone(),
+            sector: self.sector,
+            encoding: ENCODING_WDL_BASE3,
+            entry_count: self.entry_count,
+            canonical_positions: self.canonical_positions,
+            wins: self.wins,
+            losses: self.losses,
+            draws: self.draws,
+            own: self.source_checksum.to_le_bytes(),
+            payload_checksum: self.payload_checksum,
+        }
+        .encode(&WDL_FORMAT)
     }
 
     /// Reads and checks a header: magic, version, header checksum, header
-    /// size, index scheme, encoding, and the consistency of the counts.
+    /// size, index scheme, encoding, and the consistency of the counts
+    /// ([`crate::storage::header`]).
     ///
     /// # Errors
     /// [`TableError::Corrupt`] naming the first field that is wrong.
     pub fn decode(bytes: &[u8], path: &Path) -> Result<WdlHeader, TableError> {
-        if bytes.len() < HEADER_SIZE {
-            return Err(corrupt(
-                path,
-                "file size",
-                format!("{} bytes, shorter than the {HEADER_SIZE}-byte header", bytes.len()),
-            ));
-        }
-        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or([0; 4]));
-        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap_or([0; 8]));
-        if bytes[0..8] != WDL_MAGIC {
-            let why = if bytes[0..8] == crate::table::MAGIC {
-                "this is a DTM table (magic MORRISTB), not a WDL file: name it .mtb, or export it with `morris export-wdl`"
-            } else {
-                "not a morris WDL file (magic is not MORRISWD)"
-            };
-            return Err(corrupt(path, "magic", why));
-        }
-        let version = u32_at(8);
-        if version != WDL_FORMAT_VERSION {
-            return Err(corrupt(
-                path,
-                "version",
-                format!("WDL format version {version}; this program reads version {WDL_FORMAT_VERSION}: export the file again or use a matching release"),
-            ));
-        }
-        if xxh3_64(&bytes[0..120]) != u64_at(120) {
-            return Err(corrupt(path, "header checksum", "the header was changed or damaged"));
-        }
-        if u32_at(12) as usize != HEADER_SIZE {
-            return Err(corrupt(path, "header size", format!("{}, expected {HEADER_SIZE}", u32_at(12))));
-        }
-        if u32_at(44) != INDEX_VERSION {
-            return Err(corrupt(path, "index version", format!("{}, expected {INDEX_VERSION}", u32_at(44))));
-        }
-        if u32_at(48) != ENCODING_WDL_BASE3 {
-            return Err(corrupt(path, "entry encoding", format!("{}, expected {ENCODING_WDL_BASE3}", u32_at(48))));
-        }
-        let name_bytes: Vec<u8> = bytes[24..40].iter().copied().take_while(|&c| c != 0).collect();
-        let rules_name = String::from_utf8(name_bytes).map_err(|_| corrupt(path, "rule-set name", "not UTF-8"))?;
-        let h = WdlHeader {
-            rules_fingerprint: u64_at(16),
-            rules_name,
-            sector: Sector { w: bytes[40], b: bytes[41], wh: bytes[42], bh: bytes[43] },
-            entry_count: u64_at(56),
-            canonical_positions: u64_at(64),
-            wins: u64_at(72),
-            losses: u64_at(80),
-            draws: u64_at(88),
-            source_checksum: u64_at(96),
-            payload_checksum: u64_at(104),
-        };
-        let sum = h.wins.checked_add(h.losses).and_then(|s| s.checked_add(h.draws));
-        if sum != Some(h.canonical_positions) || h.canonical_positions > h.entry_count {
-            return Err(corrupt(path, "statistics", "wins + losses + draws do not add up to the canonical positions"));
-        }
-        Ok(h)
+        let c = Common::decode(bytes, path, &WDL_FORMAT)?;
+        Ok(WdlHeader {
+            rules_fingerprint: c.rules_fingerprint,
+            rules_name: c.rules_name,
+            sector: c.sector,
+            entry_count: c.entry_count,
+            canonical_positions: c.canonical_positions,
+            wins: c.wins,
+            losses: c.losses,
+            draws: c.draws,
+            source_checksum: u64::from_le_bytes(c.own),
+            payload_checksum: c.payload_checksum,
+        })
     }
 }
+
+/// The WDL file's place in the shared header.
+const WDL_FORMAT: Format = Format {
+    magic: WDL_MAGIC,
+    version: WDL_FORMAT_VERSION,
+    encodings: &[ENCODING_WDL_BASE3],
+    version_name: "WDL format version",
+    version_remedy: "export the file again or use a matching release",
+    wrong_magic: |magic| {
+        if magic == crate::table::MAGIC {
+            "this is a DTM table (magic MORRISTB), not a WDL file: name it .mtb, or export it with `morris export-wdl`"
+        } else {
+            "not a morris WDL file (magic is not MORRISWD)"
+        }
+    },
+};
 
 /// Writes the WDL file of a DTM table to `path`, atomically (under
 /// `<path>.tmp`, synced, renamed), streaming: the table is read once. Slots
@@ -431,7 +399,9 @@ impl WdlTable {
             file.read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
             WdlHeader::decode(&bytes, path)?;
         }
-        let map = map_file(&file).map_err(|e| io_error(path, e))?;
+        // SAFETY: WDL files are written under a temporary name and renamed
+        // into place, never changed afterwards (see `map_file`).
+        let map = unsafe { map_file(&file) }.map_err(|e| io_error(path, e))?;
         let header = WdlHeader::decode(&map, path)?;
         let expected = payload_size(header.entry_count).and_then(|p| p.checked_add(HEADER_SIZE as u64));
         if expected != Some(map.len() as u64) {

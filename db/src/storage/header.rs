@@ -1,0 +1,173 @@
+//! The 128-byte little-endian header that every file of ours starts with:
+//! DTM tables ([`crate::table`], also compressed: [`crate::compressed`]) and
+//! WDL files ([`crate::wdl`]). This module encodes and decodes the fields
+//! they share and checks them; each format has its own magic, version and
+//! entry encodings ([`Format`]) and uses the 8 bytes at offset 96 its own
+//! way.
+//!
+//! | offset | size | field |
+//! |---:|---:|---|
+//! | 0 | 8 | magic |
+//! | 8 | 4 | format version |
+//! | 12 | 4 | header size in bytes (128) |
+//! | 16 | 8 | rule-set fingerprint ([`crate::RuleSet::fingerprint`]) |
+//! | 24 | 16 | rule-set name, UTF-8, zero-padded |
+//! | 40 | 4 | sector: w, b, wh, bh (one byte each) |
+//! | 44 | 4 | index scheme version ([`INDEX_VERSION`]) |
+//! | 48 | 4 | entry encoding |
+//! | 52 | 4 | reserved, zero |
+//! | 56 | 8 | entry count (slots) |
+//! | 64 | 8 | canonical positions |
+//! | 72 | 8 | wins |
+//! | 80 | 8 | losses |
+//! | 88 | 8 | draws |
+//! | 96 | 8 | the format's own field(s) |
+//! | 104 | 8 | XXH3-64 of the payload |
+//! | 112 | 8 | reserved, zero |
+//! | 120 | 8 | XXH3-64 of header bytes 0..120 |
+
+use std::path::Path;
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::sector::Sector;
+use crate::table::TableError;
+
+/// The size of the header in bytes.
+pub const HEADER_SIZE: usize = 128;
+/// The index scheme this library uses ([`crate::index`]).
+pub const INDEX_VERSION: u32 = 1;
+
+/// What tells one file format from another in the shared header.
+#[derive(Debug)]
+pub(crate) struct Format {
+    /// The magic.
+    pub magic: [u8; 8],
+    /// The version this library reads and writes.
+    pub version: u32,
+    /// The entry encodings the format allows.
+    pub encodings: &'static [u32],
+    /// How the version is named in errors (`format version`, `WDL format
+    /// version`).
+    pub version_name: &'static str,
+    /// What to do about another version.
+    pub version_remedy: &'static str,
+    /// Why a file with another magic is not of this format.
+    pub wrong_magic: fn(&[u8]) -> &'static str,
+}
+
+/// The fields of the shared header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Common {
+    pub rules_fingerprint: u64,
+    pub rules_name: String,
+    pub sector: Sector,
+    pub encoding: u32,
+    pub entry_count: u64,
+    pub canonical_positions: u64,
+    pub wins: u64,
+    pub losses: u64,
+    pub draws: u64,
+    /// Bytes 96..104, the format's own.
+    pub own: [u8; 8],
+    pub payload_checksum: u64,
+}
+
+fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> TableError {
+    TableError::Corrupt { path: path.to_path_buf(), field, detail: detail.into() }
+}
+
+impl Common {
+    /// The 128 header bytes of `format`.
+    pub fn encode(&self, format: &Format) -> [u8; HEADER_SIZE] {
+        let mut b = [0u8; HEADER_SIZE];
+        b[0..8].copy_from_slice(&format.magic);
+        b[8..12].copy_from_slice(&format.version.to_le_bytes());
+        b[12..16].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
+        b[16..24].copy_from_slice(&self.rules_fingerprint.to_le_bytes());
+        let name = self.rules_name.as_bytes();
+        let n = name.len().min(16);
+        b[24..24 + n].copy_from_slice(&name[..n]);
+        b[40..44].copy_from_slice(&[self.sector.w, self.sector.b, self.sector.wh, self.sector.bh]);
+        b[44..48].copy_from_slice(&INDEX_VERSION.to_le_bytes());
+        b[48..52].copy_from_slice(&self.encoding.to_le_bytes());
+        b[56..64].copy_from_slice(&self.entry_count.to_le_bytes());
+        b[64..72].copy_from_slice(&self.canonical_positions.to_le_bytes());
+        b[72..80].copy_from_slice(&self.wins.to_le_bytes());
+        b[80..88].copy_from_slice(&self.losses.to_le_bytes());
+        b[88..96].copy_from_slice(&self.draws.to_le_bytes());
+        b[96..104].copy_from_slice(&self.own);
+        b[104..112].copy_from_slice(&self.payload_checksum.to_le_bytes());
+        let sum = xxh3_64(&b[0..120]);
+        b[120..128].copy_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    /// Reads and checks a header of `format`: size, magic, version, header
+    /// checksum, header size, index scheme, entry encoding, rule-set name,
+    /// and the consistency of the counts.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] naming the first field that is wrong.
+    pub fn decode(bytes: &[u8], path: &Path, format: &Format) -> Result<Common, TableError> {
+        if bytes.len() < HEADER_SIZE {
+            return Err(corrupt(
+                path,
+                "file size",
+                format!("{} bytes, shorter than the {HEADER_SIZE}-byte header", bytes.len()),
+            ));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or([0; 4]));
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap_or([0; 8]));
+        if bytes[0..8] != format.magic {
+            return Err(corrupt(path, "magic", (format.wrong_magic)(&bytes[0..8])));
+        }
+        let version = u32_at(8);
+        if version != format.version {
+            return Err(corrupt(
+                path,
+                "version",
+                format!(
+                    "{} {version}; this program reads version {}: {}",
+                    format.version_name, format.version, format.version_remedy
+                ),
+            ));
+        }
+        if xxh3_64(&bytes[0..120]) != u64_at(120) {
+            return Err(corrupt(path, "header checksum", "the header was changed or damaged"));
+        }
+        if u32_at(12) as usize != HEADER_SIZE {
+            return Err(corrupt(path, "header size", format!("{}, expected {HEADER_SIZE}", u32_at(12))));
+        }
+        if u32_at(44) != INDEX_VERSION {
+            return Err(corrupt(path, "index version", format!("{}, expected {INDEX_VERSION}", u32_at(44))));
+        }
+        let encoding = u32_at(48);
+        if !format.encodings.contains(&encoding) {
+            let expected: Vec<String> = format.encodings.iter().map(u32::to_string).collect();
+            return Err(corrupt(path, "entry encoding", format!("{encoding}, expected {}", expected.join(" or "))));
+        }
+        let name_bytes: Vec<u8> = bytes[24..40].iter().copied().take_while(|&c| c != 0).collect();
+        let rules_name = String::from_utf8(name_bytes).map_err(|_| corrupt(path, "rule-set name", "not UTF-8"))?;
+        let mut own = [0u8; 8];
+        own.copy_from_slice(&bytes[96..104]);
+        let h = Common {
+            rules_fingerprint: u64_at(16),
+            rules_name,
+            sector: Sector { w: bytes[40], b: bytes[41], wh: bytes[42], bh: bytes[43] },
+            encoding,
+            entry_count: u64_at(56),
+            canonical_positions: u64_at(64),
+            wins: u64_at(72),
+            losses: u64_at(80),
+            draws: u64_at(88),
+            own,
+            payload_checksum: u64_at(104),
+        };
+        let sum = h.wins.checked_add(h.losses).and_then(|s| s.checked_add(h.draws));
+        if sum != Some(h.canonical_positions) || h.canonical_positions > h.entry_count {
+            return Err(corrupt(path, "statistics", "wins + losses + draws do not add up to the canonical positions"));
+        }
+        Ok(h)
+    }
+}
