@@ -110,6 +110,16 @@ fn acquire(path: &Path, exclusive: bool, holder: &str) -> Result<Held, SolveErro
     Err(io(std::io::Error::other("the lock file kept disappearing")))
 }
 
+/// Refuses a `dir` that exists as something other than a directory
+/// (creating the lock file there would say only "Not a directory").
+fn check_dir(dir: &Path) -> Result<(), SolveError> {
+    if dir.exists() && !dir.is_dir() {
+        let error = std::io::Error::new(std::io::ErrorKind::InvalidInput, "exists and is not a directory");
+        return Err(SolveError::Io { path: dir.to_path_buf(), error });
+    }
+    Ok(())
+}
+
 impl DirLock {
     /// Locks `dir` (created if missing) for a whole solve: exclusively.
     ///
@@ -117,6 +127,7 @@ impl DirLock {
     /// [`SolveError::Busy`] when another solve (whole or one unit) holds
     /// the directory; [`SolveError::Io`] when the lock file cannot be made.
     pub fn whole(dir: &Path) -> Result<DirLock, SolveError> {
+        check_dir(dir)?;
         let held = acquire(
             &dir.join(DIR_LOCK),
             true,
@@ -132,6 +143,7 @@ impl DirLock {
     /// [`SolveError::Busy`] when a whole solve holds the directory, or
     /// another solve the same unit; [`SolveError::Io`] as [`DirLock::whole`].
     pub fn unit(dir: &Path, rules: &RuleSet, unit: &Unit) -> Result<DirLock, SolveError> {
+        check_dir(dir)?;
         let mut lock = DirLock { held: Vec::new() };
         lock.held.push(acquire(&dir.join(DIR_LOCK), false, "a whole `morris solve` is using this directory")?);
         let path = dir.join(UNIT_LOCKS).join(format!("{}_{}.lock", rules.name(), unit.name()));

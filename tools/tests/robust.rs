@@ -418,13 +418,15 @@ fn os_errors_are_said_once() {
     let file = work.path().join("a-file");
     fs::write(&file, "x").unwrap();
     for args in [
-        &["solve", "--rules", "three", "--db", s(&file)][..],
-        &["solve", "--rules", "three", "--db", s(&file.join("sub"))],
+        &["solve", "--rules", "three", "--db", s(&file.join("sub"))][..],
         &["export-wdl", "--rules", "three", "--db", s(three()), "--out", s(&file)],
     ] {
         let err = fails(args);
         assert_eq!(err.matches("os error").count(), 1, "{args:?}: {err}");
     }
+    // A file where the database directory should be: said in words.
+    let err = fails(&["solve", "--rules", "three", "--db", s(&file)]);
+    contains_all(&err, &["a-file", "not a directory"], "solve into a file");
 }
 
 #[test]
