@@ -493,6 +493,13 @@ pub(crate) fn exit_needs_table(target: Sector) -> bool {
     target.w as u32 + target.wh as u32 >= 3
 }
 
+/// Whether a move into `target` reads its table: [`exit_needs_table`],
+/// and `target` can arise ([`RuleSet::sector_occurs`]). [`open_exit`] opens
+/// exactly these.
+pub(crate) fn exit_reads_table(rules: &RuleSet, target: Sector) -> bool {
+    exit_needs_table(target) && rules.sector_occurs(target)
+}
+
 /// Opens (and checksums) the solved table of `target`, where moves that
 /// leave the pair land; [`Exit::Wins`] when the victim is left with fewer
 /// than 3 stones (board plus hand); [`Exit::Never`] when no position of

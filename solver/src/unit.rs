@@ -8,7 +8,7 @@
 use morris_db::table::HEADER_SIZE;
 use morris_db::{RuleSet, Sector};
 
-use crate::pair::{exit_needs_table, exit_sectors};
+use crate::pair::{exit_reads_table, exit_sectors};
 use crate::placement::{child_sectors, is_double_removal, lasker_pairs, placement_sectors};
 use crate::{sliding_pairs, SolveError};
 
@@ -89,7 +89,7 @@ impl Unit {
         for &s in &self.sectors {
             let targets: Vec<Sector> = match self.kind {
                 UnitKind::Sliding | UnitKind::Lasker => {
-                    exit_sectors(rules, s).into_iter().flatten().filter(|&t| exit_needs_table(t)).collect()
+                    exit_sectors(rules, s).into_iter().flatten().filter(|&t| exit_reads_table(rules, t)).collect()
                 }
                 UnitKind::Placement => {
                     child_sectors(rules, s).into_iter().filter(|&c| !is_double_removal(s, c)).collect()
