@@ -25,7 +25,7 @@ pub use storage::{compressed, mapped, store, table, wdl};
 pub use board::{Bitboard, Board, Point, Points};
 pub use fen::FenError;
 pub use index::{Indexer, SectorIndex};
-pub use moves::{Move, MoveError, Outcome};
+pub use moves::{EndReason, GameOver, Move, MoveError, Outcome};
 pub use position::{Color, Position, PositionError};
 pub use rules::{Overrides, RuleSet, RulesError, SectorError, UnknownPreset};
 pub use sector::Sector;

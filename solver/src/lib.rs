@@ -174,6 +174,10 @@ pub fn solve_sliding_with(
     }
     let start = Instant::now();
     let io = |error| SolveError::Io { path: dir.to_path_buf(), error };
+    if dir.exists() && !dir.is_dir() {
+        // create_dir_all would say only "File exists".
+        return Err(io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "exists and is not a directory")));
+    }
     fs::create_dir_all(dir).map_err(io)?;
     remove_temporary_files(dir).map_err(io)?;
     let mut report = SolveReport::default();

@@ -186,17 +186,28 @@ fn check_notation_round_trip(rules: &RuleSet, p: Position) -> Result<(), TestCas
 
 /// A random position of `rules` for the notation test: stones on the board
 /// in the sliding range, either side to move, and (half the time) stones in
-/// hand that keep each side within the rule set's stones.
+/// hand that keep each side within the rule set's stones and that a game
+/// reaches with that side to move (equal hands with White to move, one more
+/// for Black with Black to move).
 fn any_position(n: usize, max: usize, stones: u8) -> impl Strategy<Value = Position> {
-    (sliding_position(n, max), any::<bool>(), any::<bool>(), 0..=stones, 0..=stones).prop_map(
-        move |((us, them), white, hands, wh, bh)| {
+    (sliding_position(n, max), any::<bool>(), any::<bool>(), 0..=stones).prop_map(
+        move |((us, them), white, hands, h)| {
             let side = if white { Color::White } else { Color::Black };
-            let (uh, th) = if hands {
-                (wh.min(stones - us.count_ones() as u8), bh.min(stones - them.count_ones() as u8))
-            } else {
-                (0, 0)
+            let p = Position::from_relative(us, them, side, 0, 0);
+            let (room_w, room_b) = (stones - p.white.count_ones() as u8, stones - p.black.count_ones() as u8);
+            let (wh, bh) = match (hands, side) {
+                (false, _) => (0, 0),
+                (true, Color::White) => {
+                    let h = h.min(room_w).min(room_b);
+                    (h, h)
+                }
+                (true, Color::Black) if room_b == 0 => (0, 0),
+                (true, Color::Black) => {
+                    let h = h.min(room_w).min(room_b - 1);
+                    (h, h + 1)
+                }
             };
-            Position::from_relative(us, them, side, uh, th)
+            Position { white_in_hand: wh, black_in_hand: bh, ..p }
         },
     )
 }

@@ -96,8 +96,8 @@ fn perft_from_the_start_and_from_positions() {
     assert_eq!(lines[0], "a1 23");
     assert_eq!(*lines.last().unwrap(), "total 552");
     // A position in words and the same as a FEN.
-    let words = ok(&["perft", "--depth", "2", "W:a7,d7", "B:b6,d6,f6,d2", "w", "7", "5"]);
-    let fen = ok(&["perft", "--depth", "2", "********/@@**@**@/O******O w p p 2 7 4 5 0 0 0 0 0 0 0 0 5"]);
+    let words = ok(&["perft", "--depth", "2", "W:a7,d7", "B:b6,d6,f6,d2", "w", "5", "5"]);
+    let fen = ok(&["perft", "--depth", "2", "********/@@**@**@/O******O w p p 2 5 4 5 0 0 0 0 0 0 0 0 5"]);
     assert_eq!(words, fen);
     assert_eq!(ok(&["perft", "--rules", "three", "--depth", "6"]).trim(), "54720");
     // A custom rule set: ten stones place as nine's do at first.
@@ -128,10 +128,10 @@ fn replay_from_a_position_and_with_fen_output() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("g.txt");
     std::fs::write(&file, "g7xd2 b4").unwrap();
-    let out = ok(&["replay", "--fen", "--from", "W:a7,d7 B:b6,d6,f6,d2 w 7 5", file.to_str().unwrap()]);
+    let out = ok(&["replay", "--fen", "--from", "W:a7,d7 B:b6,d6,f6,d2 w 5 5", file.to_str().unwrap()]);
     assert!(out.lines().all(|l| l.contains('/')), "{out}");
     std::fs::write(&file, "g7xd2 b6-b4").unwrap();
-    let (_, err) = fails(&["replay", "--from", "W:a7,d7 B:b6,d6,f6,d2 w 7 5", file.to_str().unwrap()], "");
+    let (_, err) = fails(&["replay", "--from", "W:a7,d7 B:b6,d6,f6,d2 w 5 5", file.to_str().unwrap()], "");
     assert!(err.contains("must place"), "{err}");
 }
 

@@ -2,7 +2,7 @@
 //! start position of each Sanmill preset, refused pending removals), and
 //! game records replayed from the start.
 
-use morris_db::record::{record_moves, replay};
+use morris_db::record::{read_record, Replay};
 use morris_db::{FenError, MoveError, Position, RuleSet};
 use proptest::prelude::*;
 
@@ -14,8 +14,10 @@ fn rules(name: &str) -> RuleSet {
 }
 
 /// A position on the 24-point board with at most `stones` stones a side
-/// (board plus hand), from a seed of point owners.
-fn position_from(owners: &[u8], black_to_move: bool, hands: (u8, u8), stones: u8) -> Position {
+/// (board plus hand), from a seed of point owners, with hands a game
+/// reaches (equal with White to move, one more for Black with Black to
+/// move; any under the Lasker rule, `lasker`).
+fn position_from(owners: &[u8], black_to_move: bool, hands: (u8, u8), stones: u8, lasker: bool) -> Position {
     let (mut white, mut black) = (0u32, 0u32);
     for (p, &o) in owners.iter().enumerate() {
         match o {
@@ -24,12 +26,19 @@ fn position_from(owners: &[u8], black_to_move: bool, hands: (u8, u8), stones: u8
             _ => {}
         }
     }
+    let (room_w, room_b) = (stones - white.count_ones() as u8, stones - black.count_ones() as u8);
+    let (white_in_hand, black_in_hand) = match (lasker, black_to_move) {
+        (true, _) => (hands.0.min(room_w), hands.1.min(room_b)),
+        (false, false) => (hands.0.min(room_w).min(room_b), hands.0.min(room_w).min(room_b)),
+        (false, true) if room_b == 0 => (0, 0),
+        (false, true) => (hands.0.min(room_w).min(room_b - 1), hands.0.min(room_w).min(room_b - 1) + 1),
+    };
     Position {
         white,
         black,
         side_to_move: if black_to_move { morris_db::Color::Black } else { morris_db::Color::White },
-        white_in_hand: hands.0.min(stones - white.count_ones() as u8),
-        black_in_hand: hands.1.min(stones - black.count_ones() as u8),
+        white_in_hand,
+        black_in_hand,
     }
 }
 
@@ -42,7 +51,7 @@ proptest! {
         hands in (0u8..13, 0u8..13),
     ) {
         let r = rules(preset);
-        let p = position_from(&owners, black_to_move, hands, r.stones);
+        let p = position_from(&owners, black_to_move, hands, r.stones, r.lasker);
         p.validate(&r).unwrap();
         let fen = p.to_fen(&r).unwrap();
         let back = Position::from_fen(&fen, r.board()).unwrap();
@@ -153,11 +162,16 @@ fn fen_refuses_pending_removals_and_bad_input() {
     }
 }
 
+/// Replays the record `text` from `start`, numbered from 1.
+fn replay(rules: &RuleSet, start: Position, text: &str) -> Replay {
+    morris_db::record::replay(rules, start, 1, &read_record(text).unwrap())
+}
+
 #[test]
 fn records_replay_from_the_start() {
     let r = rules("nine");
     let record = "1. a7 b6 2. d7 d6\n3. g7xb6 {a mill} f4 4. a4 d2";
-    assert_eq!(record_moves(record).len(), 8);
+    assert_eq!(read_record(record).unwrap().moves.len(), 8);
     let done = replay(&r, Position::start(&r), record);
     assert!(done.error.is_none(), "{:?}", done.error);
     assert_eq!(done.played.len(), 8);
@@ -188,7 +202,7 @@ fn records_replay_from_the_start() {
         }
     }
     // From a given position: Black's b6, d6, f6 is a mill and d2 is not.
-    let from = Position::parse("W:a7,d7 B:b6,d6,f6,d2 w 7 5", r.board()).unwrap();
+    let from = Position::parse("W:a7,d7 B:b6,d6,f6,d2 w 5 5", r.board()).unwrap();
     let e = replay(&r, from, "g7xd6").error.unwrap();
     assert_eq!(e.number.to_string(), "1.");
     assert!(e.to_string().contains("d6 stands in a mill"), "{e}");

@@ -403,7 +403,7 @@ fn a_prober_answers_as_the_database() {
         "W:a4,a1,d3 B:a7,d1 w",                         // opponent down to 2: unreachable
         "W:a1,a4,a7,b2,b4,b6,c3,c4,c5,d1 B:d2,d3,d5 w", // 10 stones: invalid
         "W:a4,a1,d3,d2,d5 B:a7,d1,c4 w",                // 5-3: missing table
-        "W:a4,a1,d3 B:a7,d1,c4 w 1 0",                  // stones in hand: missing table
+        "W:a4,a1,d3 B:a7,d1,c4 w 1 1",                  // stones in hand: missing table
     ]
     .iter()
     .map(|t| Position::parse(t, nine().board()).unwrap())

@@ -75,13 +75,8 @@ fn ending(rules: &RuleSet, start: &Position, value: Value, end: &Position, plies
             "a draw: neither side can force a win; {} of a drawing line shown (every move keeps the draw)",
             crate::plural(plies as u64, "ply", "plies")
         ),
-        Value::Win(_) | Value::Loss(_) if end.legal_moves(rules).is_empty() => {
-            let loser = end.side_to_move;
-            let why = if end.us().count_ones() + (end.us_in_hand() as u32) < 3 {
-                format!("{loser} is down to {}", crate::plural(end.us().count_ones().into(), "stone", "stones"))
-            } else {
-                format!("{loser} cannot move")
-            };
+        Value::Win(_) | Value::Loss(_) if end.game_over(rules).is_some() => {
+            let why = end.game_over(rules).map(|g| g.why()).unwrap_or_default();
             format!("{} wins in {}: {why}", winner(value), crate::plural(plies as u64, "ply", "plies"))
         }
         _ => {

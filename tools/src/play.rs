@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use morris_db::{Color, Move, Position, RuleSet, Value};
+use morris_db::{Color, Move, Outcome, Position, RuleSet, Value};
 use morris_probe::Database;
 
 use crate::{read_position, DbArg, RulesArg};
@@ -65,15 +65,13 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     writeln!(out, "\n{}", pos.diagram(board))?;
     let mut ply = 0usize;
     loop {
-        if pos.legal_moves(rules).is_empty() {
-            let loser = pos.side_to_move;
-            let why = if pos.us().count_ones() + (pos.us_in_hand() as u32) < 3 {
-                format!("{loser} is down to {}", crate::plural(pos.us().count_ones().into(), "stone", "stones"))
-            } else {
-                format!("{loser} cannot move")
+        if let Some(over) = pos.game_over(rules) {
+            let verdict = match over.outcome {
+                Outcome::Loss(loser) if loser == human => "you lose",
+                Outcome::Loss(_) => "you win",
+                Outcome::Draw => "a draw",
             };
-            let verdict = if loser == human { "you lose" } else { "you win" };
-            writeln!(out, "game over after {}: {why}; {verdict}.", crate::plural(ply as u64, "ply", "plies"))?;
+            writeln!(out, "game over after {}: {}; {verdict}.", crate::plural(ply as u64, "ply", "plies"), over.why())?;
             return Ok(ExitCode::SUCCESS);
         }
         if pos.side_to_move != human {

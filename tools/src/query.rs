@@ -71,8 +71,8 @@ where
             let value = db.value(pos)?;
             writeln!(out, "position: {}  value: {}", pos.to_text(board), value.shown())?;
             let moves = db.analyze(pos)?;
-            if moves.is_empty() {
-                writeln!(out, "no legal move: {} has lost", pos.side_to_move)?;
+            if let Some(over) = pos.game_over(db.rules()) {
+                writeln!(out, "no legal move: {over}")?;
             }
             for (mv, v) in moves {
                 writeln!(out, "{:<10} {}", mv.notation(board), v.shown())?;
@@ -80,7 +80,10 @@ where
         }
         Ask::Best => match db.best_move(pos)? {
             Some((mv, v)) => writeln!(out, "{} {}", mv.notation(board), v.shown())?,
-            None => writeln!(out, "none: the game is over, {} has lost", pos.side_to_move)?,
+            None => match pos.game_over(db.rules()) {
+                Some(over) => writeln!(out, "none: the game is over, {over}")?,
+                None => writeln!(out, "none")?,
+            },
         },
     }
     Ok(ExitCode::SUCCESS)

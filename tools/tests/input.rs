@@ -67,6 +67,19 @@ fn db7() -> &'static str {
         .1)
 }
 
+/// `three`, solved completely (seconds).
+fn db_three() -> &'static str {
+    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    s(&DB
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let db = dir.path().join("three");
+            ok(&["solve", "--rules", "three", "--phase", "all", "--db", s(&db), "-q"]);
+            (dir, db)
+        })
+        .1)
+}
+
 /// A sliding position, White a4 a1 d3 against Black a7 d1 c4, in both
 /// notations. The FEN was written by hand from RULES.md's ring order
 /// (inner d5 e5 e4 e3 d3 c3 c4 c5, middle d6 .. b6, outer d7 g7 g4 g1 d1 a1
@@ -193,4 +206,89 @@ fn replay_fen_counts_moves_and_quiet_plies_as_sanmill_does() {
     );
     let last: Vec<&str> = out.lines().map(|l| l.trim_end_matches(" ids:nodes")).collect();
     assert!(last[0].ends_with(" 7 4") && last[1].ends_with(" 0 4") && last[2].ends_with(" 0 5"), "{out}");
+}
+
+#[test]
+fn impossible_hands_are_refused_with_the_reason() {
+    // Issue 19: the first suggested a solve that cannot help, the second
+    // answered `Draw`.
+    let dir = tempfile::tempdir().unwrap();
+    for (pos, why) in [
+        ("W:b2 B: w 5 6", "White has placed 1 stone and Black 0, yet it is White's turn"),
+        ("W: B:b2 w 6 5", "White has placed 0 stones and Black 1, yet it is White's turn"),
+    ] {
+        let err = fails(&["probe", "--rules", "six", "--db", s(dir.path()), pos]);
+        assert!(err.contains(why) && err.contains("placements alternate"), "{pos}: {err}");
+        let err = fails(&["show", "--rules", "six", pos]);
+        assert!(err.contains(why), "{pos}: {err}");
+    }
+    ok(&["show", "--rules", "six", "W:b2 B: b 5 6"]);
+}
+
+#[test]
+fn three_mens_morris_ends_by_the_rule_that_ended_it() {
+    // Issue 19: "White wins in 9 plies: Black cannot move" and "no legal
+    // move: Black has lost", where White had made a line of three.
+    let db = db_three();
+    let out = ok(&["line", "--rules", "three", "--db", db, "W: B: w 3 3"]);
+    let last = out.lines().last().unwrap();
+    assert!(last.starts_with("White wins in") && last.ends_with("White has a line of three"), "{out}");
+    let out = ok(&["analyze", "--rules", "three", "--db", db, "W:c1,c2,c3 B:a3,a2,b1 b"]);
+    assert!(out.contains("no legal move: Black has lost: White has a line of three"), "{out}");
+    let out = ok(&["bestmove", "--rules", "three", "--db", db, "W:c1,c2,c3 B:a3,a2,b1 b"]);
+    assert!(out.contains("White has a line of three"), "{out}");
+}
+
+/// Runs `morris` and expects success; returns (standard output, standard error).
+fn ok_with_stderr(args: &[&str], stdin: &str) -> (String, String) {
+    let r = morris(args, stdin);
+    assert_eq!(r.code, Some(0), "morris {args:?} failed:\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    (r.stdout, r.stderr)
+}
+
+#[test]
+fn replay_reads_records_as_sanmill_exports_them() {
+    // Laid out as Sanmill's `addTagPairs` and `moveHistoryText` write a game
+    // from a set-up position: CRLF tag pairs, `[FEN]` and `[SetUp]`, moves
+    // numbered from 1, a variation after the move it replaces, the result.
+    // From W a1 d1 / B a7 d7 with one stone in hand each, g1 closes
+    // a1-d1-g1 and removes d7, which leaves Black two stones.
+    let record = format!(
+        "[Event \"Sanmill-Game\"]\r\n[Site \"Sanmill\"]\r\n[Result \"1-0\"]\r\n[Variant \"Nine Men's Morris\"]\r\n\
+         [PlyCount \"1\"]\r\n[FEN \"{PLACING_FEN}\"]\r\n[SetUp \"1\"]\r\n\r\n\
+         {{set up}} 1. g1 x d7 {{a mill}} (1. g4 {{quiet}} g7) 1-0"
+    );
+    let (out, err) = ok_with_stderr(&["replay", "-"], &record);
+    assert!(err.is_empty(), "{err}");
+    assert!(out.starts_with("start W:a1,d1 B:a7,d7 w 1 1"), "{out}");
+    assert!(out.contains("g1xd7") && out.contains("W:a1,d1,g1 B:a7 b 0 1"), "{out}");
+    assert!(out.contains("game over: Black has lost: Black is down to 2 stones"), "{out}");
+    // `--from` agreeing with the tag is fine; disagreeing is an error.
+    ok_with_stderr(&["replay", "--from", PLACING, "-"], &record);
+    let r = morris(&["replay", "--from", "W:a1,d1 B:a7,g7 w 1 1", "-"], &record);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("[FEN] tag"), "{}", r.stderr);
+}
+
+#[test]
+fn replay_refuses_unclosed_comments_and_warns_about_move_numbers() {
+    let r = morris(&["replay", "-"], "1. d6 f4\n2. d2 {a comment never closed\n b4 3. a1\n");
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("line 2, column 7") && r.stderr.contains("never closed"), "{}", r.stderr);
+    let r = morris(&["replay", "-"], "1. d6 (1. d2 f4\n2. d2\n");
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("line 1, column 7") && r.stderr.contains("variation"), "{}", r.stderr);
+    let (out, err) = ok_with_stderr(&["replay", "-"], "1. d6 f4 3. d2 b4\n");
+    assert!(out.contains("2.     d2"), "{out}");
+    assert!(err.contains("warning: line 1: `3.` before `d2`, which is move 2."), "{err}");
+}
+
+#[test]
+fn the_record_in_rules_md_replays() {
+    let rules_md = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../RULES.md")).unwrap();
+    let start = rules_md.find("```\n[Event").expect("RULES.md shows a PGN record") + 4;
+    let record = &rules_md[start..start + rules_md[start..].find("```").unwrap()];
+    let (out, err) = ok_with_stderr(&["replay", "-"], record);
+    assert!(err.is_empty(), "{err}");
+    assert!(out.starts_with("start W:d7 B: b 8 9") && out.contains("W:d7,g1 B:d2 b 7 8"), "{out}");
 }

@@ -46,12 +46,7 @@ fn run_in(args: &[&str], limit: Duration, cwd: Option<&Path>) -> Run {
     if let Some(dir) = cwd {
         cmd.current_dir(dir);
     }
-    let out = cmd
-        .args(args)
-        .write_stdin("")
-        .timeout(limit)
-        .output()
-        .expect("running morris");
+    let out = cmd.args(args).write_stdin("").timeout(limit).output().expect("running morris");
     let run = Run {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -423,13 +418,15 @@ fn os_errors_are_said_once() {
     let file = work.path().join("a-file");
     fs::write(&file, "x").unwrap();
     for args in [
-        &["solve", "--rules", "three", "--db", s(&file)][..],
-        &["solve", "--rules", "three", "--db", s(&file.join("sub"))],
+        &["solve", "--rules", "three", "--db", s(&file.join("sub"))][..],
         &["export-wdl", "--rules", "three", "--db", s(three()), "--out", s(&file)],
     ] {
         let err = fails(args);
         assert_eq!(err.matches("os error").count(), 1, "{args:?}: {err}");
     }
+    // A file where the database directory should be: said in words.
+    let err = fails(&["solve", "--rules", "three", "--db", s(&file)]);
+    contains_all(&err, &["a-file", "not a directory"], "solve into a file");
 }
 
 #[test]

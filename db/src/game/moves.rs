@@ -354,6 +354,61 @@ impl fmt::Display for Outcome {
     }
 }
 
+/// The rule that ended a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndReason {
+    /// The loser has fewer than 3 stones, on the board and in hand together
+    /// (this many).
+    FewerThanThree(u32),
+    /// The winner has a line of three (Three Men's Morris,
+    /// [`RuleSet::line_wins`]).
+    Line,
+    /// The side to move has no legal move.
+    Blocked,
+    /// The board is full at the end of placement; the rule set's
+    /// [`crate::rules::FullBoardOutcome`] decides.
+    FullBoard,
+}
+
+/// How and why a game ended: [`Position::game_over`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameOver {
+    /// Who lost, or a draw.
+    pub outcome: Outcome,
+    /// The rule that decided it.
+    pub reason: EndReason,
+}
+
+impl GameOver {
+    /// The rule in words, e.g. `White has a line of three`, `Black cannot
+    /// move`, `Black is down to 2 stones`, `the board is full at the end of
+    /// placement`.
+    pub fn why(&self) -> String {
+        match (self.outcome, self.reason) {
+            (Outcome::Loss(c), EndReason::FewerThanThree(n)) => {
+                format!("{c} is down to {n} stone{}", if n == 1 { "" } else { "s" })
+            }
+            (Outcome::Loss(c), EndReason::Line) => format!("{} has a line of three", c.other()),
+            (Outcome::Loss(c), EndReason::Blocked) => format!("{c} cannot move"),
+            (Outcome::Loss(c), EndReason::FullBoard) => {
+                format!("the board is full at the end of placement, which {c} (who placed first) loses")
+            }
+            (Outcome::Draw, _) => "the board is full at the end of placement".to_string(),
+        }
+    }
+}
+
+impl fmt::Display for GameOver {
+    /// The result, then the rule: `Black has lost: White has a line of
+    /// three`, `a draw: the board is full at the end of placement`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.outcome {
+            Outcome::Loss(c) => write!(f, "{c} has lost: {}", self.why()),
+            Outcome::Draw => write!(f, "a draw: {}", self.why()),
+        }
+    }
+}
+
 /// Whether the game is over before the side to move moves, for a reason
 /// other than having no legal move: a player below 3 stones (board plus
 /// hand), or under [`RuleSet::line_wins`] a line on the board. Relative to
@@ -367,21 +422,35 @@ pub fn decided_before_moving(
     us_in_hand: u8,
     them_in_hand: u8,
 ) -> Option<bool> {
-    if us.count_ones() + (us_in_hand as u32) < 3 {
-        return Some(true);
+    decided_why(rules, us, them, us_in_hand, them_in_hand).map(|(lost, _)| lost)
+}
+
+/// [`decided_before_moving`] with the rule that decided.
+#[inline]
+fn decided_why(
+    rules: &RuleSet,
+    us: Bitboard,
+    them: Bitboard,
+    us_in_hand: u8,
+    them_in_hand: u8,
+) -> Option<(bool, EndReason)> {
+    let ours = us.count_ones() + (us_in_hand as u32);
+    if ours < 3 {
+        return Some((true, EndReason::FewerThanThree(ours)));
     }
-    if them.count_ones() + (them_in_hand as u32) < 3 {
-        return Some(false);
+    let theirs = them.count_ones() + (them_in_hand as u32);
+    if theirs < 3 {
+        return Some((false, EndReason::FewerThanThree(theirs)));
     }
     if rules.line_wins {
         // The opponent's line was made by the move just played; a line of
         // the side to move (only in a position set up by hand) ended the
         // game before.
         if rules.has_line(them) {
-            return Some(true);
+            return Some((true, EndReason::Line));
         }
         if rules.has_line(us) {
-            return Some(false);
+            return Some((false, EndReason::Line));
         }
     }
     None
@@ -408,11 +477,18 @@ impl Position {
     /// [`crate::rules::FullBoardOutcome`] decides (a draw, or a loss for
     /// White whoever is to move).
     pub fn outcome(&self, rules: &RuleSet) -> Option<Outcome> {
+        self.game_over(rules).map(|g| g.outcome)
+    }
+
+    /// How the game has ended in this position and by which rule, or `None`
+    /// while the side to move has a legal move; the order of
+    /// [`Position::outcome`]. The one place where the reason is decided.
+    pub fn game_over(&self, rules: &RuleSet) -> Option<GameOver> {
         let me = self.side_to_move;
-        if let Some(side_to_move_lost) =
-            decided_before_moving(rules, self.us(), self.them(), self.us_in_hand(), self.them_in_hand())
+        if let Some((side_to_move_lost, reason)) =
+            decided_why(rules, self.us(), self.them(), self.us_in_hand(), self.them_in_hand())
         {
-            return Some(Outcome::Loss(if side_to_move_lost { me } else { me.other() }));
+            return Some(GameOver { outcome: Outcome::Loss(if side_to_move_lost { me } else { me.other() }), reason });
         }
         let mut any = false;
         for_each_move(rules, self.us(), self.them(), self.us_in_hand(), |_, _| any = true);
@@ -420,9 +496,11 @@ impl Position {
             return None;
         }
         Some(match rules.no_move_outcome(self.us(), self.them()) {
-            NoMoveOutcome::SideToMoveLoses => Outcome::Loss(me),
-            NoMoveOutcome::Draw => Outcome::Draw,
-            NoMoveOutcome::WhiteLoses => Outcome::Loss(Color::White),
+            NoMoveOutcome::SideToMoveLoses => GameOver { outcome: Outcome::Loss(me), reason: EndReason::Blocked },
+            NoMoveOutcome::Draw => GameOver { outcome: Outcome::Draw, reason: EndReason::FullBoard },
+            NoMoveOutcome::WhiteLoses => {
+                GameOver { outcome: Outcome::Loss(Color::White), reason: EndReason::FullBoard }
+            }
         })
     }
 
@@ -503,8 +581,8 @@ impl Position {
             v.join(", ")
         };
         let me = self.side_to_move;
-        if let Some(outcome) = self.outcome(rules) {
-            return format!("the game is over: {outcome}");
+        if let Some(over) = self.game_over(rules) {
+            return format!("the game is over: {over}");
         }
         let (us, them, hand) = (self.us(), self.them(), self.us_in_hand());
         let occupied = us | them;
@@ -684,5 +762,30 @@ mod tests {
             sliding_unmoves(&rules, them2, us2, &mut preds);
             assert!(preds.contains(&(p.us(), p.them())), "{}", m.notation(rules.board()));
         }
+    }
+
+    /// The reason is the rule that ended the game (issue 19: a line of
+    /// three was reported as "Black cannot move").
+    #[test]
+    fn game_over_names_the_rule() {
+        let three = RuleSet::preset("three").unwrap();
+        // White's c1-c2-c3 is a line; Black is also without a move.
+        let p = pos(&three, "W:c1,c2,c3 B:a3,a2,b1 b");
+        let over = p.game_over(&three).unwrap();
+        assert_eq!((over.outcome, over.reason), (Outcome::Loss(Color::Black), EndReason::Line));
+        assert_eq!(over.to_string(), "Black has lost: White has a line of three");
+        let nine = RuleSet::preset("nine").unwrap();
+        // Two stones on the board and one in hand are three: not over.
+        assert_eq!(pos(&nine, "W:a1,d1,g4 B:a7,g7 b 0 1").game_over(&nine), None);
+        let over = pos(&nine, "W:a1,d1,g4 B:a7,g7 b").game_over(&nine).unwrap();
+        assert_eq!(over.reason, EndReason::FewerThanThree(2));
+        assert_eq!(over.why(), "Black is down to 2 stones");
+        // Black's a1, b2, c3 are hemmed in by White, and nine-noflying has
+        // no flying.
+        let noflying = RuleSet::preset("nine-noflying").unwrap();
+        let blocked = pos(&noflying, "W:a4,d1,b4,c4,d2,d3 B:a1,b2,c3 b");
+        let got = blocked.game_over(&noflying).unwrap();
+        assert_eq!((got.outcome, got.reason), (Outcome::Loss(Color::Black), EndReason::Blocked));
+        assert_eq!(got.why(), "Black cannot move");
     }
 }

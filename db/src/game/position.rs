@@ -77,6 +77,21 @@ pub enum PositionError {
         /// The rule set's name.
         rules: String,
     },
+    /// Stones in hand that no game reaches with this side to move: outside
+    /// Lasker Morris placements alternate, White first, so with White to
+    /// move both hands are equal, and with Black to move Black holds one
+    /// stone more than White.
+    #[error("{why}; outside Lasker Morris placements alternate, White first, so with White to move both hands are equal and with Black to move Black holds one stone more (in hand here: White {white_in_hand}, Black {black_in_hand}; rule set `{rules}`)")]
+    ImpossibleHands {
+        /// White's stones in hand.
+        white_in_hand: u8,
+        /// Black's stones in hand.
+        black_in_hand: u8,
+        /// What is wrong, in words.
+        why: String,
+        /// The rule set's name.
+        rules: String,
+    },
 }
 
 /// A position: stones of each colour (bitboards over the board's points),
@@ -219,12 +234,17 @@ impl Position {
         Ok(Position { white, black, side_to_move: side, white_in_hand, black_in_hand })
     }
 
-    /// Checks the stone counts against a rule set: each player's stones on
-    /// the board plus in hand are at most the rule set's stones, and no point
-    /// holds two stones.
+    /// Checks the position against a rule set: each player's stones on the
+    /// board plus in hand are at most the rule set's stones, no point holds
+    /// two stones, and (outside the Lasker rule) the stones in hand are ones
+    /// a game reaches with this side to move (RULES.md, "Play": White places
+    /// first and placements alternate, so with White to move both hands are
+    /// equal, with Black to move Black's holds one more; once both are empty
+    /// either side may be to move).
     ///
     /// # Errors
-    /// [`PositionError::TooManyStones`] or [`PositionError::Overlap`].
+    /// [`PositionError::TooManyStones`], [`PositionError::Overlap`] or
+    /// [`PositionError::ImpossibleHands`].
     pub fn validate(&self, rules: &RuleSet) -> Result<(), PositionError> {
         if let Some(p) = Points(self.white & self.black).next() {
             return Err(PositionError::Overlap(rules.board().point_name(p).to_string()));
@@ -239,6 +259,29 @@ impl Position {
                     on_board,
                     in_hand: hand,
                     max: rules.stones,
+                    rules: rules.name().to_string(),
+                });
+            }
+        }
+        let (wh, bh) = (self.white_in_hand, self.black_in_hand);
+        if !rules.lasker && (wh, bh) != (0, 0) {
+            let fine = match self.side_to_move {
+                Color::White => wh == bh,
+                Color::Black => bh == wh.wrapping_add(1),
+            };
+            let why = (!fine).then(|| {
+                let (pw, pb) = (rules.stones.saturating_sub(wh), rules.stones.saturating_sub(bh));
+                format!(
+                    "White has placed {pw} stone{} and Black {pb}, yet it is {}'s turn",
+                    if pw == 1 { "" } else { "s" },
+                    self.side_to_move
+                )
+            });
+            if let Some(why) = why {
+                return Err(PositionError::ImpossibleHands {
+                    white_in_hand: wh,
+                    black_in_hand: bh,
+                    why,
                     rules: rules.name().to_string(),
                 });
             }
@@ -347,5 +390,38 @@ mod tests {
         assert!(matches!(Position::parse("W:a4 B:a7 w 3", b), Err(PositionError::Syntax { .. })));
         let p = Position::parse("W:a4 B:a7 w 9 0", b).unwrap();
         assert!(matches!(p.validate(&rules), Err(PositionError::TooManyStones { .. })));
+    }
+
+    /// Hands that no game reaches with that side to move (issue 19), and
+    /// every pair that one does (RULES.md: White places first, placements
+    /// alternate).
+    #[test]
+    fn validate_refuses_impossible_hands() {
+        let six = RuleSet::preset("six").unwrap();
+        let b = six.board();
+        for (text, why) in [
+            ("W:b2 B: w 5 6", "White has placed 1 stone and Black 0, yet it is White's turn"),
+            ("W: B:b2 w 6 5", "White has placed 0 stones and Black 1, yet it is White's turn"),
+            ("W:b2 B:d6 b 5 5", "White has placed 1 stone and Black 1, yet it is Black's turn"),
+            ("W:b2,b4 B: b 4 6", "White has placed 2 stones and Black 0, yet it is Black's turn"),
+            ("W:b2 B: w 0 1", "White has placed 6 stones and Black 5, yet it is White's turn"),
+        ] {
+            let e = Position::parse(text, b).unwrap().validate(&six).unwrap_err();
+            assert!(matches!(e, PositionError::ImpossibleHands { .. }), "{text}: {e}");
+            assert!(e.to_string().contains(why), "{text}: {e}");
+        }
+        for text in [
+            "W: B: w 6 6",
+            "W:b2 B: b 5 6",
+            "W:b2 B:d6 w 5 5",
+            "W:b2,b4,b6 B:d6,d2 b 0 1",
+            "W:b2,b4,b6 B:d6,d2,f2 w",
+            "W:b2,b4,b6 B:d6,d2,f2 b",
+        ] {
+            Position::parse(text, b).unwrap().validate(&six).unwrap_or_else(|e| panic!("{text}: {e}"));
+        }
+        // Lasker: a player may move instead of placing, so any hands.
+        let lasker = RuleSet::preset("lasker").unwrap();
+        Position::parse("W:a1 B: w 9 10", lasker.board()).unwrap().validate(&lasker).unwrap();
     }
 }
