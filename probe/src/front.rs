@@ -271,7 +271,8 @@ impl<E: Encoding> Tables<E> {
     /// The file of `sector`, mapped and checked on first use.
     ///
     /// # Errors
-    /// [`ProbeError::Unreachable`] for a sector the rule set cannot have;
+    /// [`ProbeError::Unreachable`] for a sector the rule set cannot have,
+    /// or that no game reaches ([`RuleSet::sector_occurs`]);
     /// [`ProbeError::MissingTable`] when the file is not there;
     /// [`ProbeError::Table`] when it is damaged or of another rule set or
     /// sector.
@@ -280,6 +281,12 @@ impl<E: Encoding> Tables<E> {
             return Ok(t);
         }
         self.rules.check_sector(sector).map_err(|e| ProbeError::Unreachable(e.to_string()))?;
+        if !self.rules.sector_occurs(sector) {
+            return Err(ProbeError::Unreachable(format!(
+                "sector {sector}: the player who just moved has no stone on the board, \
+                 which only the start position has (a move never removes the mover's own stones)"
+            )));
+        }
         let file = match self.encoding.open(&self.dir, &self.rules, sector) {
             Ok(f) => f,
             Err(TableError::Missing { .. }) => {

@@ -71,7 +71,8 @@ pub enum ProbeError {
     #[error("not supported yet: {0}")]
     Unsupported(String),
     /// The position cannot arise in a game (the opponent of the side to move
-    /// already has fewer than 3 stones).
+    /// already has fewer than 3 stones, or no stone on the board after a
+    /// move).
     #[error("not a position of a game: {0}")]
     Unreachable(String),
 }

@@ -470,10 +470,15 @@ pub(crate) type SolvedPair = (Vec<(Sector, Vec<u16>)>, PairTiming);
 
 /// Opens (and checksums) the solved table of `target`, where moves that
 /// leave the pair land; [`Exit::Wins`] when the victim is left with fewer
-/// than 3 stones (board plus hand).
+/// than 3 stones (board plus hand); [`Exit::Never`] when no position of
+/// `target` can arise ([`RuleSet::sector_occurs`]: the mover would have no
+/// stone on the board after its move), which the solver does not solve.
 fn open_exit(rules: &RuleSet, dir: &Path, target: Sector) -> Result<Exit, SolveError> {
     if target.w as u32 + (target.wh as u32) < 3 {
         return Ok(Exit::Wins);
+    }
+    if !rules.sector_occurs(target) {
+        return Ok(Exit::Never);
     }
     let index = rules.indexer().sector(target.w as usize, target.b as usize);
     let table = Table::open(dir, rules, target, index.len())?;

@@ -24,7 +24,9 @@ use crate::SolveError;
 /// move or `(k + 1, k)` with Black to move. Under the Lasker rule every
 /// sector of [`lasker_pairs`] with its mirror (pair by pair, in that
 /// order). Sectors where a player has fewer than 3 stones in all are left
-/// out (the game is over there).
+/// out (the game is over there), and so are those where the opponent has
+/// no stone on the board after a move ([`RuleSet::sector_occurs`]: no
+/// position in them can arise, and no move leads into them).
 pub fn placement_sectors(rules: &RuleSet) -> Vec<Sector> {
     if rules.lasker {
         let mut sectors = Vec::new();
@@ -44,8 +46,9 @@ pub fn placement_sectors(rules: &RuleSet) -> Vec<Sector> {
     for (wh, bh) in hands {
         for w in 0..=(n - wh) {
             for b in 0..=(n - bh) {
-                if w + wh >= 3 && b + bh >= 3 && w + b <= points {
-                    sectors.push(Sector { w, b, wh, bh });
+                let s = Sector { w, b, wh, bh };
+                if w + wh >= 3 && b + bh >= 3 && w + b <= points && rules.sector_occurs(s) {
+                    sectors.push(s);
                 }
             }
         }
@@ -58,7 +61,9 @@ pub fn placement_sectors(rules: &RuleSet) -> Vec<Sector> {
 /// solving order. A player with stones in hand may place or move, so any
 /// hands `wh, bh <= N` with `wh + bh > 0` occur, with `w + wh <= N`,
 /// `b + bh <= N`, each player with at least 3 stones on the board plus in
-/// hand, and `w + b` at most the board's points. A slide or flight stays
+/// hand, and `w + b` at most the board's points, leaving out the pairs
+/// whose two sectors both cannot occur ([`RuleSet::sector_occurs`]: the
+/// empty board with stones already placed). A slide or flight stays
 /// in the pair; a placement lowers the stones in hand by one, a capture
 /// the stones on the board: pairs come by stones in hand `wh + bh`, then
 /// by stones on the board `w + b`, fewest first, after the sliding pairs
@@ -76,7 +81,12 @@ pub fn lasker_pairs(rules: &RuleSet) -> Vec<Sector> {
             for w in 0..=(n - wh) {
                 for b in 0..=(n - bh) {
                     let s = Sector { w, b, wh, bh };
-                    if wh + bh > 0 && w + wh >= 3 && b + bh >= 3 && w as u32 + b as u32 <= points && (w, wh) <= (b, bh)
+                    if wh + bh > 0
+                        && w + wh >= 3
+                        && b + bh >= 3
+                        && w as u32 + b as u32 <= points
+                        && (w, wh) <= (b, bh)
+                        && (rules.sector_occurs(s) || rules.sector_occurs(s.mirrored()))
                     {
                         pairs.push(s);
                     }

@@ -136,6 +136,43 @@ impl RefGame {
         game
     }
 
+    /// The 24-point board (Nine Men's Morris) with `stones` stones per
+    /// player, with or without flying, with or without the 4 diagonal
+    /// lines (each both an adjacency and a mill), from RULES.md's board
+    /// description: three rings of 8 points, each ring side a mill, and the
+    /// 4 spokes joining the rings at their midpoints, each a mill.
+    pub fn twentyfour(stones: u8, flying: bool, diagonals: bool) -> RefGame {
+        let rings = [
+            ["a7", "d7", "g7", "g4", "g1", "d1", "a1", "a4"],
+            ["b6", "d6", "f6", "f4", "f2", "d2", "b2", "b4"],
+            ["c5", "d5", "e5", "e4", "e3", "d3", "c3", "c4"],
+        ];
+        let points: Vec<&'static str> = rings.iter().flatten().copied().collect();
+        let mut lines: Vec<[&str; 3]> = Vec::new();
+        for ring in &rings {
+            // Corners at even positions of the cycle; a side runs corner,
+            // midpoint, corner.
+            for side in 0..4 {
+                lines.push([ring[2 * side], ring[2 * side + 1], ring[(2 * side + 2) % 8]]);
+            }
+        }
+        for i in [1, 3, 5, 7] {
+            lines.push([rings[0][i], rings[1][i], rings[2][i]]);
+        }
+        if diagonals {
+            for i in [0, 2, 4, 6] {
+                lines.push([rings[0][i], rings[1][i], rings[2][i]]);
+            }
+        }
+        let name = match (diagonals, flying) {
+            (false, true) => "twentyfour",
+            (false, false) => "twentyfour-noflying",
+            (true, true) => "twentyfour-diagonal",
+            (true, false) => "twentyfour-diagonal-noflying",
+        };
+        RefGame::new(name, &points, &lines, stones, flying, false)
+    }
+
     /// The same game under the Lasker rule: a player with stones in hand
     /// may also move a stone (slide, or fly with 3 stones on the board plus
     /// in hand where the game flies).
@@ -346,21 +383,36 @@ pub fn solve_game(game: &RefGame) -> RefSolution {
     let positions = game.positions();
     let index: FxHashMap<u64, u32> = positions.iter().enumerate().map(|(i, p)| (p.key(), i as u32)).collect();
     assert_eq!(index.len(), positions.len(), "positions are distinct");
-    let children: Vec<Box<[u32]>> = positions
-        .par_iter()
-        .map(|&p| {
-            game.children(p)
-                .into_iter()
-                .map(|c| {
+    // Every position's children as indices, in chunks of positions: per
+    // chunk, the children of all its positions in one array and where each
+    // position's begin (one allocation per chunk, not per position).
+    const CHUNK: usize = 1 << 14;
+    let chunks: Vec<(Vec<u32>, Vec<u32>)> = positions
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut starts = Vec::with_capacity(chunk.len() + 1);
+            let mut edges = Vec::new();
+            starts.push(0);
+            for &p in chunk {
+                edges.extend(game.children(p).into_iter().map(|c| {
                     *index
                         .get(&c.key())
                         .unwrap_or_else(|| panic!("{}: child {c:?} of {p:?} is not among the positions", game.name))
-                })
-                .collect()
+                }));
+                starts.push(edges.len() as u32);
+            }
+            edges.shrink_to_fit();
+            (starts, edges)
         })
         .collect();
+    let children = |i: u32| {
+        let (starts, edges) = &chunks[i as usize / CHUNK];
+        let j = i as usize % CHUNK;
+        &edges[starts[j] as usize..starts[j + 1] as usize]
+    };
     // DTM in plies (parity tells win from loss), or UNKNOWN.
-    let mut dtm: Vec<u16> = children.iter().map(|c| if c.is_empty() { 0 } else { UNKNOWN }).collect();
+    let mut dtm: Vec<u16> =
+        (0..positions.len() as u32).map(|i| if children(i).is_empty() { 0 } else { UNKNOWN }).collect();
     let mut open: Vec<u32> = (0..positions.len() as u32).filter(|&i| dtm[i as usize] == UNKNOWN).collect();
     let mut ply: u16 = 0;
     loop {
@@ -371,7 +423,7 @@ pub fn solve_game(game: &RefGame) -> RefSolution {
             open.par_iter()
                 .copied()
                 .filter(|&i| {
-                    let c = &children[i as usize];
+                    let c = children(i);
                     if k % 2 == 1 {
                         c.iter().any(|&j| dtm[j as usize] == k - 1)
                     } else {

@@ -386,6 +386,25 @@ impl RuleSet {
         Ok(self.indexer.sector(s.w as usize, s.b as usize))
     }
 
+    /// Whether positions of sector `s` can arise in a game played from the
+    /// start, as far as the opponent's stones on the board tell.
+    ///
+    /// The opponent of the side to move (`b` on the board) made the last
+    /// move, and a move never removes the mover's own stones: the stone it
+    /// placed, slid or flew stays on the board. So `b = 0` occurs only
+    /// before the first move, in the start sector `0-0-N-N`; every other
+    /// sector with `b = 0` holds no reachable position, under every rule
+    /// set (the Lasker rule included). For Nine Men's Morris these are 48 of
+    /// the 497 placement sectors with `wh + bh > 0` (from `0-0-3-3` and
+    /// `3-0-3-3` to `0-0-8-8` and `0-0-9-8`, 22,481 canonical positions);
+    /// Malom's standard database leaves out the same 48 (449 placement
+    /// sectors). No move leads into them either, so no other table needs
+    /// them: the solver skips them and the probe calls their positions
+    /// unreachable.
+    pub fn sector_occurs(&self, s: crate::Sector) -> bool {
+        s.b > 0 || (s.w == 0 && s.wh == self.stones && s.bh == self.stones)
+    }
+
     /// Whether a player with `stones` stones (board plus hand) flies.
     #[inline]
     pub fn flies(&self, stones: u32) -> bool {
