@@ -6,8 +6,9 @@
 use std::fs;
 
 use morris_db::rules::{FullBoardOutcome, Overrides, PRESETS};
+use morris_db::store::TableFile;
 use morris_db::table::table_path;
-use morris_db::{Position, RuleSet, Sector, TableError, Value};
+use morris_db::{FileKind, Position, RuleSet, Sector, TableError, Value};
 use morris_probe::{Database, ProbeError};
 use morris_solver::{solve_sliding, SolveError, SolveOptions};
 
@@ -36,8 +37,8 @@ fn every_override_changes_the_fingerprint_and_the_name() {
         assert!(!c.is_preset());
         prints.push(c.fingerprint());
         // A table file name parses back to the rule set's name.
-        let file = Sector::sliding(3, 3).file_name(c.name());
-        assert_eq!(Sector::parse_file_name(&file).map(|(n, _)| n), Some(c.name().to_string()));
+        let file = TableFile { rules_name: c.name().to_string(), sector: Sector::sliding(3, 3), kind: FileKind::Dtm };
+        assert_eq!(TableFile::parse(&file.file_name()).map(|f| f.rules_name), Some(c.name().to_string()));
     }
     prints.sort_unstable();
     prints.dedup();

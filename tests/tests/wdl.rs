@@ -11,6 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use morris_db::store::TableFile;
 use morris_db::table::{table_path, HEADER_SIZE};
 use morris_db::wdl::{export_table, payload_size, wdl_path, Wdl, WdlHeader, WdlTable, WDL_MAGIC};
 use morris_db::{Color, Position, RuleSet, Sector, Table, TableError};
@@ -437,7 +438,7 @@ fn whole_games_with_placement_and_lines_export_and_read_back() {
         let mut sectors = Vec::new();
         for entry in fs::read_dir(dir.path()).unwrap() {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-            if let Some((_, s)) = Sector::parse_file_name(&name) {
+            if let Some(s) = TableFile::parse(&name).filter(|f| f.kind.is_dtm()).map(|f| f.sector) {
                 let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
                 let t = Table::open(dir.path(), &rules, s, len).unwrap();
                 export_table(&t, &wdl_path(dir.path(), &rules, s)).unwrap();

@@ -33,20 +33,6 @@ impl Sector {
         Sector { w: self.b, b: self.w, wh: self.bh, bh: self.wh }
     }
 
-    /// The `.mtb` table file name for a rule set: `<name>_<w>_<b>_<wh>_<bh>.mtb`
-    /// (kept for callers; file naming lives in [`crate::store`]).
-    pub fn file_name(&self, rules_name: &str) -> String {
-        crate::store::TableFile { rules_name: rules_name.to_string(), sector: *self, kind: crate::FileKind::Dtm }
-            .file_name()
-    }
-
-    /// Parses a DTM table file name (`.mtb` or `.mtz`), giving the rule
-    /// set's name and the sector (kept for callers; see
-    /// [`crate::store::TableFile::parse`]).
-    pub fn parse_file_name(name: &str) -> Option<(String, Sector)> {
-        crate::store::TableFile::parse(name).filter(|f| f.kind.is_dtm()).map(|f| (f.rules_name, f.sector))
-    }
-
     /// Parses `w-b` or `w-b-wh-bh` (the notation of `morris stats`).
     pub fn parse(text: &str) -> Option<Sector> {
         let nums: Vec<u8> = text.split(['-', '_']).map(|t| t.parse().ok()).collect::<Option<_>>()?;
@@ -57,8 +43,6 @@ impl Sector {
         }
     }
 }
-
-pub use crate::store::TABLE_EXTENSION;
 
 impl fmt::Display for Sector {
     /// `w-b` for a sliding sector, `w-b-wh-bh` otherwise.
@@ -80,9 +64,6 @@ mod tests {
         let s = Sector { w: 3, b: 4, wh: 5, bh: 6 };
         assert_eq!(s.to_string(), "3-4-5-6");
         assert_eq!(Sector::sliding(3, 4).to_string(), "3-4");
-        let f = s.file_name("nine-noflying");
-        assert_eq!(f, "nine-noflying_3_4_5_6.mtb");
-        assert_eq!(Sector::parse_file_name(&f), Some(("nine-noflying".to_string(), s)));
         assert_eq!(Sector::parse("3-4"), Some(Sector::sliding(3, 4)));
     }
 }
