@@ -286,7 +286,7 @@ const WDL_FORMAT: Format = Format {
     version_remedy: "export the file again or use a matching release",
     wrong_magic: |magic| {
         if magic == crate::table::MAGIC {
-            "this is a DTM table (magic MORRISTB), not a WDL file: name it .mtb, or export it with `morris export-wdl`"
+            "this is a DTM table (magic MORRISTB), not a WDL file: name it .mtb, or export a WDL file from it"
         } else {
             "not a morris WDL file (magic is not MORRISWD)"
         }
