@@ -7,9 +7,12 @@
 //! stones in hand may move) pair by pair by retrograde analysis.
 #![warn(missing_docs)]
 
+pub mod lock;
 mod pair;
 pub mod placement;
 pub mod progress;
+
+pub mod unit;
 
 pub use progress::{NoProgress, Progress};
 
@@ -19,6 +22,9 @@ use std::time::Instant;
 
 use morris_db::table::{table_path, write_table};
 use morris_db::{FileKind, RuleSet, Sector, Store, Table, TableError, TableHeader};
+
+use crate::lock::DirLock;
+use crate::unit::{sector_slots, units, Unit, UnitKind};
 
 /// How to solve.
 #[derive(Debug, Clone)]
@@ -58,6 +64,36 @@ pub enum SolveError {
     /// backquotes, then why in parentheses.
     #[error("rule set {0}: solving it is not supported yet")]
     Unsupported(String),
+    /// Another solve holds a lock this one needs ([`lock`]): nothing was
+    /// solved.
+    #[error("{} is locked: {holder}; wait for it to finish (or solve other units side by side with `morris solve --only`)", lock.display())]
+    Busy {
+        /// The lock file.
+        lock: PathBuf,
+        /// Who holds it.
+        holder: String,
+    },
+    /// `--only` named no unit of the rule set.
+    #[error("no unit `{name}` in rule set {rules}: {why}")]
+    NoSuchUnit {
+        /// The name given.
+        name: String,
+        /// The rule set's name.
+        rules: String,
+        /// Why not.
+        why: String,
+    },
+    /// A table the unit reads is missing or damaged: nothing was solved.
+    #[error("unit {unit} cannot start: {problem} (solve unit {producer} first)")]
+    Input {
+        /// The unit.
+        unit: String,
+        /// The unit whose table it is.
+        producer: String,
+        /// What is wrong with the table (in the message, so not also the
+        /// error's source).
+        problem: Box<TableError>,
+    },
     /// An internal consistency check failed (a bug; the table was not written).
     #[error("internal error while solving sector {sector}: {detail}")]
     Internal {
@@ -143,13 +179,15 @@ pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
 /// Solves every sliding sector with `w + b <= options.max_stones` of `rules`
 /// into directory `dir` (created if missing), skipping sectors whose table is
 /// already there with a valid header and checksum (a damaged table is solved
-/// again and replaced). Removes left-over temporary files of an interrupted
-/// run first. Every table a capture leads into is checksummed before it is
-/// used.
+/// again and replaced). Holds the directory's lock exclusively
+/// ([`lock::DirLock::whole`]) and removes left-over temporary files of an
+/// interrupted run first. Every table a capture leads into is checksummed
+/// before it is used.
 ///
 /// # Errors
 /// [`SolveError::Unsupported`] for rule sets whose sliding phase is not
-/// handled yet; [`SolveError::Io`] when the directory cannot be used;
+/// handled yet; [`SolveError::Busy`] when another solve uses `dir`;
+/// [`SolveError::Io`] when the directory cannot be used;
 /// [`SolveError::Table`] when a table cannot be written or read.
 pub fn solve_sliding(rules: &RuleSet, dir: &Path, options: &SolveOptions) -> Result<SolveReport, SolveError> {
     solve_sliding_with(rules, dir, options, &NoProgress)
@@ -166,52 +204,97 @@ pub fn solve_sliding_with(
     options: &SolveOptions,
     progress: &dyn Progress,
 ) -> Result<SolveReport, SolveError> {
-    if !sliding_supported(rules) {
+    check_supported(rules, false)?;
+    let start = Instant::now();
+    let _lock = DirLock::whole(dir)?;
+    remove_temporary_files(dir, |_| true).map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?;
+    let mut report = SolveReport::default();
+    solve_units(rules, dir, &units(rules, options.max_stones, false), "pairs", progress, &mut report)?;
+    report.seconds = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Refuses rule sets this solver does not handle: one removal per mill (a
+/// flight closing two mills captures into a sector two stones down, which
+/// the solver does not open); with `placement`, also the Lasker rule with
+/// a board that can fill up under a full-board rule that counts against
+/// White (the tables are relative to the side to move, which does not tell
+/// White from Black there). The Lasker rule changes nothing in the sliding
+/// phase (both hands are empty), so its sliding sectors are solved as
+/// those of the same rule set without it.
+fn check_supported(rules: &RuleSet, placement: bool) -> Result<(), SolveError> {
+    if rules.remove_per_mill {
         return Err(SolveError::Unsupported(format!(
             "`{}` (one removal per mill: a double mill captures two stones, into a sector not opened)",
             rules.name()
         )));
     }
-    let start = Instant::now();
-    let io = |error| SolveError::Io { path: dir.to_path_buf(), error };
-    if dir.exists() && !dir.is_dir() {
-        // create_dir_all would say only "File exists".
-        return Err(io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "exists and is not a directory")));
+    if placement
+        && rules.lasker
+        && rules.full_board == morris_db::rules::FullBoardOutcome::WhiteLoses
+        && 2 * rules.stones as usize >= rules.board().len()
+    {
+        return Err(SolveError::Unsupported(format!(
+            "`{}` (the Lasker rule with a full board lost by White: the side to move does not tell who is White)",
+            rules.name()
+        )));
     }
-    fs::create_dir_all(dir).map_err(io)?;
-    remove_temporary_files(dir).map_err(io)?;
-    let mut report = SolveReport::default();
-    let pairs = sliding_pairs(rules, options.max_stones);
-    progress.begin(rules.name(), "pairs", pairs.len() as u64);
-    for (w, b) in pairs {
-        let sectors: Vec<Sector> =
-            if w == b { vec![Sector::sliding(w, b)] } else { vec![Sector::sliding(w, b), Sector::sliding(b, w)] };
-        let missing: Vec<Sector> =
-            sectors.iter().copied().filter(|&s| needs_solving(rules, dir, s, progress)).collect();
-        if missing.is_empty() {
-            report.skipped.extend(sectors);
-            progress.advance();
-            continue;
-        }
-        progress.message(&format!("pair {w}-{b}"));
-        let (solved, timing) = pair::solve_pair(rules, dir, Sector::sliding(w, b), progress)?;
-        store(rules, dir, solved, &missing, &mut report)?;
-        progress.event(&SolveEvent::Solved(&timing));
-        report.pairs.push(timing);
+    Ok(())
+}
+
+/// Solves every unit of `units` in order into `dir`, as one stage of
+/// `progress` counting `what`.
+fn solve_units(
+    rules: &RuleSet,
+    dir: &Path,
+    units: &[Unit],
+    what: &str,
+    progress: &dyn Progress,
+    report: &mut SolveReport,
+) -> Result<(), SolveError> {
+    progress.begin(rules.name(), what, units.len() as u64);
+    for unit in units {
+        progress.message(&unit.name());
+        solve_unit(rules, dir, unit, progress, report)?;
         progress.advance();
     }
     progress.finish();
-    report.seconds = start.elapsed().as_secs_f64();
-    Ok(report)
+    Ok(())
 }
 
-/// Whether this solver handles the sliding phase of `rules`: every rule
-/// set but one removal per mill (a flight closing two mills captures into a
-/// sector two stones down, which the solver does not open). The Lasker rule
-/// changes nothing in the sliding phase (both hands are empty), so its
-/// sliding sectors are solved here as those of the same rule set without it.
-fn sliding_supported(rules: &RuleSet) -> bool {
-    !rules.remove_per_mill
+/// Solves one unit into `dir` unless every table of it is there with a
+/// valid checksum; writes only the tables that are missing or damaged.
+fn solve_unit(
+    rules: &RuleSet,
+    dir: &Path,
+    unit: &Unit,
+    progress: &dyn Progress,
+    report: &mut SolveReport,
+) -> Result<(), SolveError> {
+    let missing: Vec<Sector> =
+        unit.sectors.iter().copied().filter(|&s| needs_solving(rules, dir, s, progress)).collect();
+    if missing.is_empty() {
+        report.skipped.extend(&unit.sectors);
+        return Ok(());
+    }
+    let t0 = Instant::now();
+    let (solved, timing) = match unit.kind {
+        UnitKind::Sliding | UnitKind::Lasker => pair::solve_pair(rules, dir, unit.sectors[0], progress)?,
+        UnitKind::Placement => {
+            let entries = placement::solve_placement_sector(rules, dir, unit.sectors[0])?;
+            let timing = PairTiming {
+                name: unit.name(),
+                initialise_seconds: t0.elapsed().as_secs_f64(),
+                iterate_seconds: 0.0,
+                plies: 0,
+            };
+            (vec![(unit.sectors[0], entries)], timing)
+        }
+    };
+    store(rules, dir, solved, &missing, report)?;
+    progress.event(&SolveEvent::Solved(&timing));
+    report.pairs.push(timing);
+    Ok(())
 }
 
 /// Solves the whole game of `rules`: every sliding sector first (as
@@ -219,7 +302,8 @@ fn sliding_supported(rules: &RuleSet) -> bool {
 /// [`placement::placement_sectors`], fewest stones in hand first, down to
 /// the start: one pass per sector, or under the Lasker rule retrograde
 /// analysis pair by pair ([`placement::lasker_pairs`]). Tables already on
-/// disk with a valid checksum are kept.
+/// disk with a valid checksum are kept. Holds the directory's lock
+/// exclusively.
 ///
 /// # Errors
 /// [`SolveError::Unsupported`] for one removal per mill, and for the Lasker
@@ -238,54 +322,59 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
 /// # Errors
 /// As [`solve_all`].
 pub fn solve_all_with(rules: &RuleSet, dir: &Path, progress: &dyn Progress) -> Result<SolveReport, SolveError> {
-    if rules.lasker
-        && rules.full_board == morris_db::rules::FullBoardOutcome::WhiteLoses
-        && 2 * rules.stones as usize >= rules.board().len()
-    {
-        return Err(SolveError::Unsupported(format!(
-            "`{}` (the Lasker rule with a full board lost by White: the side to move does not tell who is White)",
-            rules.name()
-        )));
-    }
+    check_supported(rules, true)?;
     let start = Instant::now();
-    let mut report = solve_sliding_with(rules, dir, &SolveOptions { max_stones: u32::MAX, progress: false }, progress)?;
-    let units: Vec<Vec<Sector>> = if rules.lasker {
-        placement::lasker_pairs(rules)
-            .into_iter()
-            .map(|s| if s.mirrored() == s { vec![s] } else { vec![s, s.mirrored()] })
-            .collect()
-    } else {
-        placement::placement_sectors(rules).into_iter().map(|s| vec![s]).collect()
-    };
+    let _lock = DirLock::whole(dir)?;
+    remove_temporary_files(dir, |_| true).map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?;
+    let mut report = SolveReport::default();
+    let (sliding, placement): (Vec<Unit>, Vec<Unit>) =
+        units(rules, u32::MAX, true).into_iter().partition(|u| u.kind == UnitKind::Sliding);
+    solve_units(rules, dir, &sliding, "pairs", progress, &mut report)?;
     let what = if rules.lasker { "Lasker placement pairs" } else { "placement sectors" };
-    progress.begin(rules.name(), what, units.len() as u64);
-    for unit in units {
-        progress.message(&unit[0].to_string());
-        let missing: Vec<Sector> = unit.iter().copied().filter(|&s| needs_solving(rules, dir, s, progress)).collect();
-        if missing.is_empty() {
-            report.skipped.extend(unit);
-            progress.advance();
-            continue;
+    solve_units(rules, dir, &placement, what, progress, &mut report)?;
+    report.seconds = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Solves exactly one unit of `rules` into `dir`: the unit holding sector
+/// `name` ([`unit::find_unit`]). Skips it when its tables are there with
+/// valid checksums; otherwise checks that every table it reads is there
+/// and intact (a job of `morris plan --slurm` cannot trust its
+/// dependencies alone), removes its own left-over temporary files, solves
+/// it, and writes its tables under temporary names, renamed when complete.
+/// Holds the directory's lock shared and the unit's exclusively
+/// ([`lock::DirLock::unit`]), so units of one directory can be solved side
+/// by side. Reports to `progress` as one stage of one unit.
+///
+/// # Errors
+/// [`SolveError::NoSuchUnit`], [`SolveError::Busy`], [`SolveError::Input`]
+/// (nothing solved), and as [`solve_all`].
+pub fn solve_only(rules: &RuleSet, dir: &Path, name: &str, progress: &dyn Progress) -> Result<SolveReport, SolveError> {
+    let unit = unit::find_unit(rules, name)?;
+    check_supported(rules, unit.kind != UnitKind::Sliding)?;
+    let start = Instant::now();
+    let _lock = DirLock::unit(dir, rules, &unit)?;
+    let own: Vec<String> =
+        unit.sectors.iter().map(|&s| table_path(dir, rules, s).to_string_lossy().into_owned() + ".tmp").collect();
+    remove_temporary_files(dir, |tmp| own.iter().any(|o| o == tmp))
+        .map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?;
+    let all_valid = unit
+        .sectors
+        .iter()
+        .all(|&s| Table::open(dir, rules, s, sector_slots(rules, s)).and_then(|t| t.verify_checksum()).is_ok());
+    if !all_valid {
+        let all = units(rules, u32::MAX, true);
+        for input in unit.inputs(rules) {
+            if let Err(problem) =
+                Table::open(dir, rules, input, sector_slots(rules, input)).and_then(|t| t.verify_checksum())
+            {
+                let producer = all.iter().find(|u| u.sectors.contains(&input)).map_or(input.to_string(), Unit::name);
+                return Err(SolveError::Input { unit: unit.name(), producer, problem: Box::new(problem) });
+            }
         }
-        let t0 = Instant::now();
-        let (solved, timing) = if rules.lasker {
-            pair::solve_pair(rules, dir, unit[0], progress)?
-        } else {
-            let entries = placement::solve_placement_sector(rules, dir, unit[0])?;
-            let timing = PairTiming {
-                name: unit[0].to_string(),
-                initialise_seconds: t0.elapsed().as_secs_f64(),
-                iterate_seconds: 0.0,
-                plies: 0,
-            };
-            (vec![(unit[0], entries)], timing)
-        };
-        store(rules, dir, solved, &missing, &mut report)?;
-        progress.event(&SolveEvent::Solved(&timing));
-        report.pairs.push(timing);
-        progress.advance();
     }
-    progress.finish();
+    let mut report = SolveReport::default();
+    solve_units(rules, dir, std::slice::from_ref(&unit), "units", progress, &mut report)?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -293,8 +382,7 @@ pub fn solve_all_with(rules: &RuleSet, dir: &Path, progress: &dyn Progress) -> R
 /// Whether `sector`'s table must be solved: it is missing, or it is there
 /// but cannot be used (then `progress` is told why before it is replaced).
 fn needs_solving(rules: &RuleSet, dir: &Path, sector: Sector, progress: &dyn Progress) -> bool {
-    let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
-    match Table::open(dir, rules, sector, len).and_then(|t| t.verify_checksum()) {
+    match Table::open(dir, rules, sector, sector_slots(rules, sector)).and_then(|t| t.verify_checksum()) {
         Ok(()) => false,
         Err(TableError::Missing { .. }) => true,
         Err(error) => {
@@ -335,10 +423,13 @@ fn store(
     Ok(())
 }
 
-/// Removes `*.tmp` files that an interrupted run left behind.
-fn remove_temporary_files(dir: &Path) -> std::io::Result<()> {
+/// Removes the `*.tmp` files that an interrupted run left behind and
+/// `which` selects (by path).
+fn remove_temporary_files(dir: &Path, which: impl Fn(&str) -> bool) -> std::io::Result<()> {
     for path in Store::new(dir).temporary_files()? {
-        fs::remove_file(&path)?;
+        if which(&path.to_string_lossy()) {
+            fs::remove_file(&path)?;
+        }
     }
     Ok(())
 }

@@ -468,13 +468,45 @@ const SEQUENTIAL: usize = 1 << 12;
 /// Each sector of a solved pair with its entries, and where the time went.
 pub(crate) type SolvedPair = (Vec<(Sector, Vec<u16>)>, PairTiming);
 
+/// The sectors that moves leaving `sector`'s pair land in, from `sector`:
+/// slides and flights with a removal, placements without and with a
+/// removal (the last two under the Lasker rule only); `None` where no such
+/// move exists. A target where the victim is left with fewer than 3 stones
+/// has no table ([`exit_needs_table`]).
+pub(crate) fn exit_sectors(rules: &RuleSet, sector: Sector) -> [Option<Sector>; 3] {
+    let Sector { w, b, wh, bh } = sector;
+    let room = (w as u32 + b as u32) < rules.board().len() as u32;
+    let captures = (b > 0).then(|| Sector { w: b - 1, b: w, wh: bh, bh: wh });
+    let placements = (wh > 0 && room).then(|| Sector { w: b, b: w + 1, wh: bh, bh: wh.saturating_sub(1) });
+    let placement_captures = (wh > 0 && room && b > 0 && !rules.line_wins).then(|| Sector {
+        w: b.saturating_sub(1),
+        b: w + 1,
+        wh: bh,
+        bh: wh.saturating_sub(1),
+    });
+    [captures, placements, placement_captures]
+}
+
+/// Whether a move into `target` needs its table: not when the victim is
+/// left with fewer than 3 stones (board plus hand), which wins at once.
+pub(crate) fn exit_needs_table(target: Sector) -> bool {
+    target.w as u32 + target.wh as u32 >= 3
+}
+
+/// Whether a move into `target` reads its table: [`exit_needs_table`],
+/// and `target` can arise ([`RuleSet::sector_occurs`]). [`open_exit`] opens
+/// exactly these.
+pub(crate) fn exit_reads_table(rules: &RuleSet, target: Sector) -> bool {
+    exit_needs_table(target) && rules.sector_occurs(target)
+}
+
 /// Opens (and checksums) the solved table of `target`, where moves that
 /// leave the pair land; [`Exit::Wins`] when the victim is left with fewer
 /// than 3 stones (board plus hand); [`Exit::Never`] when no position of
 /// `target` can arise ([`RuleSet::sector_occurs`]: the mover would have no
 /// stone on the board after its move), which the solver does not solve.
 fn open_exit(rules: &RuleSet, dir: &Path, target: Sector) -> Result<Exit, SolveError> {
-    if target.w as u32 + (target.wh as u32) < 3 {
+    if !exit_needs_table(target) {
         return Ok(Exit::Wins);
     }
     if !rules.sector_occurs(target) {
@@ -505,7 +537,6 @@ pub(crate) fn solve_pair(
             detail: "a pair with stones in hand exists only under the Lasker rule".to_string(),
         });
     }
-    let points = rules.board().len() as u32;
     let mut sides = Vec::new();
     for &sector in &sectors {
         let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
@@ -516,20 +547,11 @@ pub(crate) fn solve_pair(
                 detail: format!("{} slots exceed this solver's 2^31 per sector", index.len()),
             });
         }
-        let Sector { w, b, wh, bh } = sector;
-        let room = (w as u32 + b as u32) < points;
-        let captures =
-            if b == 0 { Exit::Never } else { open_exit(rules, dir, Sector { w: b - 1, b: w, wh: bh, bh: wh })? };
-        let placements = if wh == 0 || !room {
-            Exit::Never
-        } else {
-            open_exit(rules, dir, Sector { w: b, b: w + 1, wh: bh, bh: wh - 1 })?
-        };
-        let placement_captures = if wh == 0 || !room || b == 0 || rules.line_wins {
-            Exit::Never
-        } else {
-            open_exit(rules, dir, Sector { w: b - 1, b: w + 1, wh: bh, bh: wh - 1 })?
-        };
+        let Sector { b, bh, .. } = sector;
+        let open = |target: Option<Sector>| target.map_or(Ok(Exit::Never), |t| open_exit(rules, dir, t));
+        let [captures, placements, placement_captures] = exit_sectors(rules, sector);
+        let (captures, placements, placement_captures) =
+            (open(captures)?, open(placements)?, open(placement_captures)?);
         sides.push(Side {
             sector,
             index,

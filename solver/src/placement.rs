@@ -105,20 +105,30 @@ struct Child {
     table: Table,
 }
 
+/// The sectors a placement sector's moves lead to that have tables: a
+/// placement removing 0, 1 or 2 stones (2 only with one removal per mill:
+/// the last is optional, [`is_double_removal`]), leaving out those where
+/// the opponent keeps fewer than 3 stones or that do not fit the board.
+pub(crate) fn child_sectors(rules: &RuleSet, sector: Sector) -> Vec<Sector> {
+    let placed = sector.wh.saturating_sub(1);
+    (0..=2u8)
+        .filter(|&removed| removed <= sector.b)
+        .map(|removed| Sector { w: sector.b - removed, b: sector.w + 1, wh: sector.bh, bh: placed })
+        .filter(|s| s.w + s.wh >= 3 && s.w + s.b <= rules.board().len() as u8)
+        .collect()
+}
+
+/// Whether `child` of `sector` ([`child_sectors`]) is reached only by a
+/// placement removing two stones, which exists only with one removal per
+/// mill: such a table may be missing.
+pub(crate) fn is_double_removal(sector: Sector, child: Sector) -> bool {
+    child.w + 2 == sector.b
+}
+
 /// Opens (and checksums) the tables a sector's moves lead to.
 fn open_children(rules: &RuleSet, dir: &Path, sector: Sector) -> Result<Vec<Child>, SolveError> {
-    let mut wanted = Vec::new();
-    let placed = sector.wh.saturating_sub(1);
-    for removed in 0..=2u8 {
-        if removed <= sector.b {
-            wanted.push(Sector { w: sector.b - removed, b: sector.w + 1, wh: sector.bh, bh: placed });
-        }
-    }
     let mut children = Vec::new();
-    for s in wanted {
-        if s.w + s.wh < 3 || s.w + s.b > rules.board().len() as u8 {
-            continue;
-        }
+    for s in child_sectors(rules, sector) {
         let index = rules.indexer().sector(s.w as usize, s.b as usize);
         match Table::open(dir, rules, s, index.len()) {
             Ok(table) => {
@@ -126,7 +136,7 @@ fn open_children(rules: &RuleSet, dir: &Path, sector: Sector) -> Result<Vec<Chil
                 children.push(Child { sector: s, index, table });
             }
             // Two removals at once only exist with one removal per mill.
-            Err(morris_db::TableError::Missing { .. }) if s.w + 2 == sector.b => {}
+            Err(morris_db::TableError::Missing { .. }) if is_double_removal(sector, s) => {}
             Err(e) => return Err(e.into()),
         }
     }

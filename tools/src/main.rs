@@ -17,6 +17,7 @@ mod play;
 mod prove;
 mod query;
 mod replay;
+mod slurm;
 mod solve;
 mod stats;
 mod value;
@@ -53,6 +54,17 @@ enum Command {
     /// in the directory are kept, so an interrupted run continues where it
     /// stopped.
     Solve(solve::SolveArgs),
+    /// The solve of a rule set as a graph of jobs, one per unit (a sliding
+    /// pair, a placement sector, a Lasker placement pair): its size, and
+    /// with `--slurm FILE` a script that submits the jobs to Slurm.
+    ///
+    /// Prints the units, the critical path (the longest chain of units that
+    /// wait for each other, with its estimated time), the largest unit's
+    /// memory and disk, and the total CPU time. The script submits one
+    /// `sbatch` job per unit running `morris solve --only UNIT`, after the
+    /// jobs whose tables it reads; run it again after failures and it
+    /// submits only what is missing.
+    Plan(slurm::PlanArgs),
     /// One row per table: positions, wins, losses, draws, longest win and loss.
     ///
     /// Checks every table's header and checksum; exits non-zero if any table
@@ -165,6 +177,31 @@ impl RulesArg {
             full_board: self.full_board.as_deref().and_then(FullBoardOutcome::from_word),
             lasker: flag(self.lasker, self.no_lasker),
         }
+    }
+
+    /// The options as command-line words, to give another `morris` the
+    /// same rule set.
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args = vec!["--rules".to_string(), self.rules.clone()];
+        if let Some(n) = self.stones {
+            args.extend(["--stones".to_string(), n.to_string()]);
+        }
+        for (on, flag) in [
+            (self.flying, "--flying"),
+            (self.no_flying, "--no-flying"),
+            (self.remove_per_mill, "--remove-per-mill"),
+            (self.remove_from_mills, "--remove-from-mills"),
+            (self.lasker, "--lasker"),
+            (self.no_lasker, "--no-lasker"),
+        ] {
+            if on {
+                args.push(flag.to_string());
+            }
+        }
+        if let Some(o) = &self.full_board {
+            args.extend(["--full-board".to_string(), o.clone()]);
+        }
+        args
     }
 
     /// The rule set named by `--rules`, with the overrides applied.
@@ -331,6 +368,7 @@ fn main() -> ExitCode {
     let cli = parse_command_line();
     let result = match cli.command {
         Command::Solve(a) => solve::run(a),
+        Command::Plan(a) => slurm::run(a),
         Command::Stats(a) => stats::run(a),
         Command::Probe(a) => query::probe(a),
         Command::Analyze(a) => query::analyze(a),

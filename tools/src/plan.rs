@@ -8,34 +8,55 @@ use std::path::Path;
 use anyhow::bail;
 use morris_db::compressed::COMPRESSED_EXTENSION;
 use morris_db::table::{table_path, HEADER_SIZE};
-use morris_db::{RuleSet, Sector};
-use morris_solver::placement::placement_sectors;
-use morris_solver::sliding_pairs;
+use morris_db::RuleSet;
+use morris_solver::unit::{sector_slots, units, UnitKind, BASE_MEMORY};
 
 /// Slots per second assumed for the time estimate on two cores, by the
-/// size of the unit solved at once (a pair or a placement sector): small
-/// units stay in cache, large ones look up captures in large mapped
+/// kind and size of the unit solved at once (a pair or a placement sector):
+/// small units stay in cache, large ones look up captures in large mapped
 /// tables at random. Measured on `nine` here, in one undisturbed run of all
 /// 49 sliding sectors (5,487 s; this model says 6,178 s): pairs of up to 50
 /// M slots at 2.2 to 22 M slots/s, up to 300 M at 2.2 to 9.8 M/s, larger
-/// ones (13 to 18 stones) at 1.23 to 2.59 M/s.
-fn estimated_rate(unit_slots: u64) -> f64 {
-    match unit_slots {
+/// ones (13 to 18 stones) at 1.23 to 2.59 M/s. Lasker placement pairs look
+/// up every placement in a solved table: 0.9 (6 stones) to 1.8 (5 stones)
+/// M slots/s measured, so a third of the sliding rate.
+pub fn estimated_rate(kind: UnitKind, unit_slots: u64) -> f64 {
+    let rate = match unit_slots {
         0..=50_000_000 => 3.0e6,
         50_000_001..=300_000_000 => 2.2e6,
         _ => 1.4e6,
+    };
+    if kind == UnitKind::Lasker {
+        rate / 3.0
+    } else {
+        rate
     }
 }
 
-/// Bytes of working memory per slot of the largest pair: a 16-bit value and
-/// an 8-bit successor counter.
-const BYTES_PER_SLOT: u64 = 3;
+/// Cores of this machine, on which [`estimated_rate`] was measured.
+const MEASURED_CORES: u32 = 2;
+
+/// Speed-up of one thread to two, measured here (`morris bench`).
+const TWO_THREAD_SPEEDUP: f64 = 1.8;
+
+/// Seconds to solve `slots` slots of a unit of `kind` on one core: the
+/// time at [`estimated_rate`] on two cores times their measured speed-up.
+pub fn cpu_seconds(kind: UnitKind, slots: u64) -> f64 {
+    slots as f64 / estimated_rate(kind, slots) * TWO_THREAD_SPEEDUP
+}
+
+/// Speed-up on `cores` cores over one: `cores^0.85` (1.8 on 2 cores as
+/// measured; about 10 on 16, assumed, not measured: no larger machine was
+/// lent to this project).
+pub fn speedup(cores: u32) -> f64 {
+    (cores.max(1) as f64).powf(0.85)
+}
 
 /// The work of a solve.
 pub struct Plan {
     missing: usize,
     slots: u64,
-    largest_unit_slots: u64,
+    largest_unit_memory: u64,
     seconds: f64,
 }
 
@@ -43,32 +64,22 @@ impl Plan {
     /// The tables of `rules` missing in `dir`: sliding sectors with at most
     /// `max_stones` stones, and with `placement` every placement sector.
     pub fn new(rules: &RuleSet, dir: &Path, max_stones: u32, placement: bool) -> Plan {
-        let mut plan = Plan { missing: 0, slots: 0, largest_unit_slots: 0, seconds: 0.0 };
-        let len = |s: Sector| rules.indexer().sector(s.w as usize, s.b as usize).len();
-        let mut add = |sectors: &[Sector]| {
-            let mut unit = 0;
-            for &s in sectors {
+        let mut plan = Plan { missing: 0, slots: 0, largest_unit_memory: 0, seconds: 0.0 };
+        for unit in units(rules, max_stones, placement) {
+            let mut slots = 0;
+            for &s in &unit.sectors {
                 let path = table_path(dir, rules, s);
                 if !path.exists() && !path.with_extension(COMPRESSED_EXTENSION).exists() {
                     plan.missing += 1;
-                    plan.slots += len(s);
-                    unit += len(s);
+                    slots += sector_slots(rules, s);
                 }
             }
-            plan.largest_unit_slots = plan.largest_unit_slots.max(unit);
-            plan.seconds += unit as f64 / estimated_rate(unit);
-        };
-        for (w, b) in sliding_pairs(rules, max_stones) {
-            if w == b {
-                add(&[Sector::sliding(w, b)]);
-            } else {
-                add(&[Sector::sliding(w, b), Sector::sliding(b, w)]);
+            if slots == 0 {
+                continue;
             }
-        }
-        if placement {
-            for s in placement_sectors(rules) {
-                add(&[s]);
-            }
+            plan.slots += slots;
+            plan.largest_unit_memory = plan.largest_unit_memory.max(unit.working_bytes(rules));
+            plan.seconds += cpu_seconds(unit.kind, slots) / speedup(MEASURED_CORES);
         }
         plan
     }
@@ -95,7 +106,7 @@ impl Plan {
     /// When it does not fit, naming the figures; when `out` fails.
     pub fn report(&self, rules: &RuleSet, dir: &Path, force: bool, out: &mut impl Write) -> anyhow::Result<()> {
         let disk = self.slots * 2 + self.missing as u64 * HEADER_SIZE as u64;
-        let memory = self.largest_unit_slots * BYTES_PER_SLOT + (64 << 20);
+        let memory = self.largest_unit_memory + BASE_MEMORY;
         // The directory may not exist yet: ask about its nearest ancestor.
         let existing = dir.ancestors().find(|d| d.exists()).unwrap_or(Path::new("."));
         let free_disk = fs4::available_space(existing).ok();

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use morris_solver::{solve_all_with, solve_sliding_with, SolveEvent, SolveOptions};
+use morris_solver::{solve_all_with, solve_only, solve_sliding_with, SolveEvent, SolveOptions};
 
 use crate::bars::SolveBars;
 use crate::plan::Plan;
@@ -14,7 +14,7 @@ use crate::{DbArg, RulesArg, ThreadsArg};
 
 /// The phases `morris solve` can solve.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Phase {
+pub enum Phase {
     /// The sliding phase: both hands empty.
     Sliding,
     /// The whole game: sliding sectors first, then placement sectors.
@@ -51,6 +51,13 @@ pub struct SolveArgs {
     /// time, memory and disk) and stop without solving.
     #[arg(long)]
     plan: bool,
+    /// Solve exactly one unit: the sliding pair, placement sector or Lasker
+    /// placement pair holding sector UNIT (`w-b` or `w-b-wh-bh`), as the
+    /// jobs of `morris plan --slurm` do. Refuses when a table it reads is
+    /// missing or damaged; does nothing when its tables are there and
+    /// intact. Units of one directory can be solved side by side.
+    #[arg(long, value_name = "UNIT", conflicts_with_all = ["max_stones", "phase", "plan"])]
+    only: Option<String>,
 }
 
 /// Runs `morris solve`.
@@ -61,6 +68,25 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         .num_threads(args.threads.count())
         .build_global()
         .context("cannot start the worker threads")?;
+    if let Some(unit) = &args.only {
+        let observer = SolveBars::new(args.quiet, |event: &SolveEvent| report_event(event, args.verbose));
+        let report = solve_only(&rules, &args.db.db, unit, &observer)?;
+        if report.solved.is_empty() {
+            writeln!(out, "unit {unit} of {}: its tables are there and intact, nothing to do", rules.name())?;
+        } else {
+            writeln!(
+                out,
+                "unit {unit} of {}: solved {} ({}) in {:.2} s ({}, peak memory {})",
+                rules.name(),
+                crate::plural(report.solved.len() as u64, "table", "tables"),
+                crate::plural(report.positions, "canonical position", "canonical positions"),
+                report.seconds,
+                crate::plural(rayon::current_num_threads() as u64, "thread", "threads"),
+                peak_memory().unwrap_or_else(|| "unknown".to_string()),
+            )?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let options = SolveOptions { max_stones: args.max_stones.unwrap_or(u32::MAX), progress: !args.quiet };
     let plan = Plan::new(&rules, &args.db.db, options.max_stones, args.phase == Phase::All);
     if args.plan {
