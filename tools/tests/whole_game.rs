@@ -152,7 +152,7 @@ fn compressed_tables_equal_their_originals_slot_by_slot() {
                     let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
                     for slot in (t as u64..index.len()).step_by(4 * 37 + k % 3) {
                         let Some((us, them)) = index.position(slot) else { continue };
-                        let side = if (slot + k as u64) % 2 == 0 { Color::White } else { Color::Black };
+                        let side = if (slot + k as u64) & 1 == 0 { Color::White } else { Color::Black };
                         let pos = Position::from_relative(us, them, side, sector.wh, sector.bh);
                         let (a, b) = (packed.value(&pos), originals.value(&pos));
                         assert_eq!(a.as_ref().ok(), b.as_ref().ok(), "{}", pos.to_text(rules.board()));
