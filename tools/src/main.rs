@@ -17,6 +17,7 @@ mod play;
 mod prove;
 mod query;
 mod replay;
+mod serve;
 mod slurm;
 mod solve;
 mod stats;
@@ -121,6 +122,20 @@ enum Command {
     BenchProbe(bench_probe::BenchProbeArgs),
     /// Play a game in the terminal against perfect play.
     Play(play::PlayArgs),
+    /// Serve databases over HTTP: a JSON API (every move's value, the
+    /// principal line, game review) and a web board at `/`.
+    ///
+    /// Binds to 127.0.0.1:8080 unless `--bind` says otherwise; starts at
+    /// once whatever the database size (tables are mapped on first use).
+    Serve(serve::ServeArgs),
+    /// Review a game record against the tables: every move marked (kept the
+    /// value, threw a win away, lost a draw, plies given away), the best
+    /// move beside it, and a summary per player.
+    Review(serve::ReviewArgs),
+    /// Load the server on loopback: N concurrent clients for T seconds on
+    /// random positions; requests per second, latency percentiles, errors,
+    /// memory.
+    BenchServe(serve::BenchServeArgs),
 }
 
 /// The rule set option shared by every subcommand: a preset, optionally
@@ -386,6 +401,9 @@ fn main() -> ExitCode {
         Command::ExportWdl(a) => export::run(a),
         Command::BenchProbe(a) => bench_probe::run(a),
         Command::Play(a) => play::run(a),
+        Command::Serve(a) => serve::serve(a),
+        Command::Review(a) => serve::review(a),
+        Command::BenchServe(a) => serve::bench_serve(a),
     };
     match result {
         Ok(code) => code,

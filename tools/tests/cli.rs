@@ -551,6 +551,9 @@ fn show_draws_the_board() {
     let out = ok(&["show", "--rules", "six", "W:b2,b4 B:d6 w"]);
     assert_eq!(out.matches('O').count(), 2, "{out}");
     assert!(!out.contains("7 "), "the 16-point board has no rank 7:\n{out}");
+    // Nor rank 1 or file a: the drawing starts at b2.
+    assert!(out.lines().all(|l| l != "1" && !l.starts_with("1 ")), "{out}");
+    assert!(out.contains("\n  b c d e f\n"), "{out}");
 }
 
 #[test]

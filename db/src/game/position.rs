@@ -314,11 +314,14 @@ impl Position {
         let mut out = String::new();
         let names = board.point_names();
         let files: Vec<char> = "abcdefg".chars().collect();
-        let max_rank = names.iter().filter_map(|n| n[1..].parse::<usize>().ok()).max().unwrap_or(0);
+        let ranks: Vec<usize> = names.iter().filter_map(|n| n[1..].parse::<usize>().ok()).collect();
+        let (min_rank, max_rank) = (ranks.iter().copied().min().unwrap_or(1), ranks.iter().copied().max().unwrap_or(0));
+        let min_file = names.iter().filter_map(|n| n.chars().next()).min().unwrap_or('a');
         let max_file = names.iter().filter_map(|n| n.chars().next()).max().unwrap_or('a');
-        for rank in (1..=max_rank).rev() {
+        let files: Vec<char> = files.into_iter().filter(|&f| (min_file..=max_file).contains(&f)).collect();
+        for rank in (min_rank..=max_rank).rev() {
             out.push_str(&format!("{rank} "));
-            for &f in files.iter().take_while(|&&f| f <= max_file) {
+            for &f in &files {
                 let name = format!("{f}{rank}");
                 let c = match board.point(&name) {
                     Some(p) if self.white & (1 << p) != 0 => 'O',
@@ -333,7 +336,7 @@ impl Position {
             out.push('\n');
         }
         out.push_str("  ");
-        for &f in files.iter().take_while(|&&f| f <= max_file) {
+        for &f in &files {
             out.push(f);
             out.push(' ');
         }

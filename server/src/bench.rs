@@ -1,0 +1,215 @@
+//! `morris bench-serve`: a bounded load test of the server on loopback.
+//!
+//! Starts the server in this process on `127.0.0.1` (a port the system
+//! picks), then runs N client threads for T seconds, each asking
+//! `GET /api/{rules}?position=...` for random sliding positions of the rule
+//! sets served (each side 3 stones or more, at most `max_stones` in all),
+//! one request after the other on a kept-alive connection. Reports requests
+//! per second, latency percentiles, errors (any answer but 200 OK, or a
+//! failed connection) and the process's resident memory over the run.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use morris_db::{Bitboard, Color, Position, RuleSet};
+
+use crate::served::{Catalog, Config};
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// Client threads.
+    pub clients: usize,
+    /// How long they send requests.
+    pub duration: Duration,
+    /// At most this many stones on the board in a random position.
+    pub max_stones: u32,
+    /// Random positions drawn per rule set (each client cycles through them
+    /// from its own offset).
+    pub positions: usize,
+    /// Seed of the random positions.
+    pub seed: u64,
+}
+
+/// What a run measured.
+#[derive(Debug, Clone)]
+pub struct BenchReport {
+    /// Requests answered (any status).
+    pub requests: u64,
+    /// Answers other than 200 OK, and failed requests.
+    pub errors: u64,
+    /// The wall time of the run.
+    pub elapsed: Duration,
+    /// Latency percentiles: 50, 90, 99, 100 (the slowest).
+    pub p50: Duration,
+    /// 90th percentile.
+    pub p90: Duration,
+    /// 99th percentile.
+    pub p99: Duration,
+    /// The slowest request.
+    pub max: Duration,
+    /// Resident memory of the process (server and clients), KiB: at the
+    /// start of the load, the highest seen, and at its end.
+    pub rss_kib: (u64, u64, u64),
+    /// The first error seen, if any.
+    pub first_error: Option<String>,
+}
+
+impl BenchReport {
+    /// Requests per second.
+    pub fn rate(&self) -> f64 {
+        self.requests as f64 / self.elapsed.as_secs_f64()
+    }
+}
+
+/// `count` random sliding positions of `rules` with both sides at 3 stones
+/// or more and at most `max_stones` on the board, in our notation.
+pub fn random_positions(rules: &RuleSet, max_stones: u32, count: usize, seed: u64) -> Vec<String> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let board = rules.board();
+    let n = board.len() as u32;
+    let max_each = u32::from(rules.stones);
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        let w = rng.u32(3..=max_each);
+        let b = rng.u32(3..=max_each);
+        if w + b > max_stones.min(n) {
+            continue;
+        }
+        let mut free: Vec<u8> = (0..n as u8).collect();
+        rng.shuffle(&mut free);
+        let set = |pts: &[u8]| pts.iter().fold(0 as Bitboard, |s, &p| s | 1 << p);
+        let white = set(&free[..w as usize]);
+        let black = set(&free[w as usize..(w + b) as usize]);
+        let side = if rng.bool() { Color::White } else { Color::Black };
+        let pos = Position { white, black, side_to_move: side, white_in_hand: 0, black_in_hand: 0 };
+        out.push(pos.to_text(board));
+    }
+    out
+}
+
+/// Resident memory of this process in KiB (Linux; 0 elsewhere).
+pub fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+/// Serves `config`'s databases in this process and loads the server with
+/// `options` (see the module docs).
+///
+/// # Errors
+/// When the databases cannot be opened or the server cannot start.
+pub fn run(config: &Config, options: &BenchOptions) -> anyhow::Result<BenchReport> {
+    let catalog = Catalog::open(config)?;
+    let mut targets: Vec<(String, Vec<String>)> = Vec::new();
+    for s in catalog.all() {
+        let rules = s.rules();
+        let positions = random_positions(rules, options.max_stones, options.positions, options.seed);
+        targets.push((rules.name().to_string(), positions));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(config.max_in_flight.max(1))
+        .build()?;
+    let running = runtime.block_on(crate::start(catalog, SocketAddr::from(([127, 0, 0, 1], 0))))?;
+    let addr = running.addr;
+    let urls: Vec<String> = targets
+        .iter()
+        .flat_map(|(rules, positions)| {
+            positions.iter().map(move |p| format!("http://{addr}/api/{rules}?position={}", p.replace(' ', "_")))
+        })
+        .collect();
+    let rss_start = rss_kib();
+    let start = Instant::now();
+    let deadline = start + options.duration;
+    let (lat, errors, first_error, rss_peak) = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..options.clients)
+            .map(|c| {
+                let urls = &urls;
+                scope.spawn(move || {
+                    let agent: ureq::Agent = ureq::Agent::config_builder()
+                        .http_status_as_error(false)
+                        .timeout_global(Some(Duration::from_secs(30)))
+                        .build()
+                        .into();
+                    let mut lat = Vec::new();
+                    let mut errors = 0u64;
+                    let mut first_error = None;
+                    let mut i = c * 7919;
+                    while Instant::now() < deadline {
+                        let url = &urls[i % urls.len()];
+                        i += 1;
+                        let t = Instant::now();
+                        let ok = match agent.get(url).call() {
+                            Ok(mut resp) => {
+                                let status = resp.status();
+                                let body = resp.body_mut().read_to_string();
+                                match body {
+                                    Ok(_) if status == 200 => true,
+                                    Ok(b) => {
+                                        first_error.get_or_insert(format!("{status}: {b}"));
+                                        false
+                                    }
+                                    Err(e) => {
+                                        first_error.get_or_insert(e.to_string());
+                                        false
+                                    }
+                                }
+                            }
+                            Err(e) => {
+                                first_error.get_or_insert(e.to_string());
+                                false
+                            }
+                        };
+                        lat.push(t.elapsed());
+                        errors += u64::from(!ok);
+                    }
+                    (lat, errors, first_error)
+                })
+            })
+            .collect();
+        let mut peak = rss_kib();
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(200));
+            peak = peak.max(rss_kib());
+        }
+        let mut all = Vec::new();
+        let mut errors = 0;
+        let mut first = None;
+        for h in handles {
+            let (l, e, f) = h.join().expect("a client thread panicked");
+            all.extend(l);
+            errors += e;
+            first = first.or(f);
+        }
+        (all, errors, first, peak)
+    });
+    let elapsed = start.elapsed();
+    let rss_end = rss_kib();
+    runtime.block_on(running.stop())?;
+    let mut lat = lat;
+    lat.sort_unstable();
+    let pct = |p: f64| -> Duration {
+        if lat.is_empty() {
+            return Duration::ZERO;
+        }
+        lat[((lat.len() as f64 * p).ceil() as usize).clamp(1, lat.len()) - 1]
+    };
+    Ok(BenchReport {
+        requests: lat.len() as u64,
+        errors,
+        elapsed,
+        p50: pct(0.50),
+        p90: pct(0.90),
+        p99: pct(0.99),
+        max: lat.last().copied().unwrap_or_default(),
+        rss_kib: (rss_start, rss_peak.max(rss_end), rss_end),
+        first_error,
+    })
+}
