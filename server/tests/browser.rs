@@ -36,7 +36,7 @@ fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-async fn api(addr: SocketAddr, path: &str) -> Json {
+async fn api_get(addr: SocketAddr, path: &str) -> Json {
     let url = format!("http://{addr}{path}");
     tokio::task::spawn_blocking(move || {
         let mut resp = ureq::get(&url).call().unwrap();
@@ -84,7 +84,7 @@ async fn shown(c: &Client) -> (String, String, Vec<(String, String, String)>) {
 /// Checks what the page shows against the API's answer for `position`.
 async fn check_against_api(c: &Client, addr: SocketAddr, rules: &str, position: &str) -> Json {
     wait_for_position(c, position).await;
-    let api = api(addr, &format!("/api/{rules}?position={}", position.replace(' ', "_"))).await;
+    let api = api_get(addr, &format!("/api/{rules}?position={}", position.replace(' ', "_"))).await;
     let (category, dtm, moves) = shown(c).await;
     let s = |v: &Json| if v.is_null() { String::new() } else { v.to_string() };
     assert_eq!(category, api["category"].as_str().unwrap(), "{position}");
@@ -262,6 +262,12 @@ async fn the_board_plays_and_shows_the_api_values() {
     assert!(from_best > 0);
     assert_eq!(targets, distinct_targets as u64, "one marker per target of the stone picked up");
     let board_png = save_screenshot(&c, "browser-board.png").await;
+
+    // Against perfect play: you take Black on six's start, the page plays
+    // White's best move at once (the API's first).
+    c.goto(&format!("http://{addr}/?rules=six&mode=black")).await.unwrap();
+    let api = api_get(addr, "/api/six?position=W:_B:_w_6_6").await;
+    wait_for_position(&c, api["moves"][0]["position"].as_str().unwrap()).await;
 
     // A phone-sized window: nothing wider than the screen.
     c.set_window_size(390, 844).await.unwrap();
