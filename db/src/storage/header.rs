@@ -30,6 +30,7 @@ use std::path::Path;
 
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::rules::RuleSet;
 use crate::sector::Sector;
 use crate::table::TableError;
 
@@ -71,6 +72,46 @@ pub(crate) struct Common {
     /// Bytes 96..104, the format's own.
     pub own: [u8; 8],
     pub payload_checksum: u64,
+}
+
+/// What a header says a file holds, to be checked against what a reader
+/// asks for ([`Identity::check`]).
+pub(crate) struct Identity<'a> {
+    pub rules_name: &'a str,
+    pub rules_fingerprint: u64,
+    pub sector: Sector,
+    pub entry_count: u64,
+}
+
+impl Identity<'_> {
+    /// Checks that the file at `path` belongs to `rules`, holds `sector` and
+    /// has `expected_entries` slots.
+    ///
+    /// # Errors
+    /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`], or
+    /// [`TableError::Corrupt`] (field `entry count`).
+    pub fn check(&self, path: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<(), TableError> {
+        if self.rules_fingerprint != rules.fingerprint() {
+            return Err(TableError::RuleSetMismatch {
+                path: path.to_path_buf(),
+                found: self.rules_name.to_string(),
+                found_fingerprint: self.rules_fingerprint,
+                expected: rules.name().to_string(),
+                expected_fingerprint: rules.fingerprint(),
+            });
+        }
+        if self.sector != sector {
+            return Err(TableError::SectorMismatch { path: path.to_path_buf(), found: self.sector, expected: sector });
+        }
+        if self.entry_count != expected_entries {
+            return Err(corrupt(
+                path,
+                "entry count",
+                format!("{}, but sector {sector} has {expected_entries} slots", self.entry_count),
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> TableError {

@@ -44,7 +44,7 @@ use crate::compressed::{CompressedLayout, ENCODING_DTM8_ZSTD};
 use crate::mapped::map_file;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
-use crate::storage::header::{Common, Format};
+use crate::storage::header::{Common, Format, Identity};
 use crate::store::Store;
 use crate::value::{Value, PADDING_ENTRY};
 
@@ -381,26 +381,13 @@ impl Table {
     /// As [`Table::open`].
     pub fn check(&self, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<(), TableError> {
         let h = &self.header;
-        if h.rules_fingerprint != rules.fingerprint() {
-            return Err(TableError::RuleSetMismatch {
-                path: self.path.clone(),
-                found: h.rules_name.clone(),
-                found_fingerprint: h.rules_fingerprint,
-                expected: rules.name().to_string(),
-                expected_fingerprint: rules.fingerprint(),
-            });
+        Identity {
+            rules_name: &h.rules_name,
+            rules_fingerprint: h.rules_fingerprint,
+            sector: h.sector,
+            entry_count: h.entry_count,
         }
-        if h.sector != sector {
-            return Err(TableError::SectorMismatch { path: self.path.clone(), found: h.sector, expected: sector });
-        }
-        if h.entry_count != expected_entries {
-            return Err(TableError::corrupt(
-                &self.path,
-                "entry count",
-                format!("{}, but sector {sector} has {expected_entries} slots", h.entry_count),
-            ));
-        }
-        Ok(())
+        .check(&self.path, rules, sector, expected_entries)
     }
 
     /// Reads the whole payload and compares its XXH3-64 with the header's.

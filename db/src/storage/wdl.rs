@@ -56,7 +56,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 use crate::mapped::map_file;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
-use crate::storage::header::{Common, Format};
+use crate::storage::header::{Common, Format, Identity};
 use crate::store::{FileKind, Store, TableFile};
 use crate::table::{Table, TableError, HEADER_SIZE};
 use crate::value::Value;
@@ -286,7 +286,7 @@ const WDL_FORMAT: Format = Format {
     version_remedy: "export the file again or use a matching release",
     wrong_magic: |magic| {
         if magic == crate::table::MAGIC {
-            "this is a DTM table (magic MORRISTB), not a WDL file: name it .mtb, or export it with `morris export-wdl`"
+            "this is a DTM table (magic MORRISTB), not a WDL file: name it .mtb, or export a WDL file from it"
         } else {
             "not a morris WDL file (magic is not MORRISWD)"
         }
@@ -442,26 +442,13 @@ impl WdlTable {
     /// As [`WdlTable::open`].
     pub fn check(&self, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<(), TableError> {
         let h = &self.header;
-        if h.rules_fingerprint != rules.fingerprint() {
-            return Err(TableError::RuleSetMismatch {
-                path: self.path.clone(),
-                found: h.rules_name.clone(),
-                found_fingerprint: h.rules_fingerprint,
-                expected: rules.name().to_string(),
-                expected_fingerprint: rules.fingerprint(),
-            });
+        Identity {
+            rules_name: &h.rules_name,
+            rules_fingerprint: h.rules_fingerprint,
+            sector: h.sector,
+            entry_count: h.entry_count,
         }
-        if h.sector != sector {
-            return Err(TableError::SectorMismatch { path: self.path.clone(), found: h.sector, expected: sector });
-        }
-        if h.entry_count != expected_entries {
-            return Err(corrupt(
-                &self.path,
-                "entry count",
-                format!("{}, but sector {sector} has {expected_entries} slots", h.entry_count),
-            ));
-        }
-        Ok(())
+        .check(&self.path, rules, sector, expected_entries)
     }
 
     /// Reads the whole payload and compares its XXH3-64 with the header's.
