@@ -544,3 +544,74 @@ fn symmetry_group_acts_as_a_group() {
         }
     }
 }
+
+/// Placement positions generated around a double mill: White, with stones
+/// in hand, holds the other four points of two mills that meet at `p`
+/// (empty); Black's stones are random, or (half the time) whole mills, so
+/// that every Black stone stands in a mill. Placing on `p` closes both
+/// mills and removes exactly one Black stone (RULES.md: a double mill
+/// removes one), one not in a mill unless every Black stone is in one.
+fn double_mill_placement() -> impl Strategy<Value = (Position, Point)> {
+    let rules = &*NINE;
+    let mills: Vec<Bitboard> = rules.board().mills().to_vec();
+    let mut pairs = Vec::new();
+    for (i, &a) in mills.iter().enumerate() {
+        for &b in &mills[i + 1..] {
+            if (a & b).count_ones() == 1 {
+                pairs.push((a, b));
+            }
+        }
+    }
+    let points: Vec<Point> = (0..24).collect();
+    (
+        proptest::sample::select(pairs),
+        any::<bool>(),
+        3usize..=5,
+        Just(points).prop_shuffle(),
+        proptest::sample::subsequence(mills, 2),
+        1u8..=4,
+    )
+        .prop_filter_map("no room", move |((a, b), in_mills, k, order, black_mills, hand)| {
+            let p = (a & b).trailing_zeros() as Point;
+            let white = (a | b) & !(1 << p);
+            let black = if in_mills {
+                let m = black_mills[0] | black_mills[1];
+                if m & (a | b) != 0 || black_mills[0] & black_mills[1] != 0 {
+                    return None;
+                }
+                m
+            } else {
+                order.iter().filter(|&&q| (a | b) & (1 << q) == 0).take(k).fold(0, |s, &q| s | 1 << q)
+            };
+            // White to move: 4 on the board and `hand` in hand, Black as many.
+            let bh = hand.min(9 - black.count_ones() as u8);
+            if bh != hand {
+                return None;
+            }
+            Some((Position::from_relative(white, black, Color::White, hand, hand), p))
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn a_double_mill_by_placement_removes_one_stone((position, p) in double_mill_placement()) {
+        let rules = &*NINE;
+        let black = position.them();
+        let in_mills = rules.board().mills().iter().filter(|&&m| black & m == m).fold(0, |s, &m| s | m);
+        let free = black & !in_mills;
+        let expected = if free != 0 { free } else { black };
+        let mut removed = 0;
+        for m in position.legal_moves(rules).into_iter().filter(|m| m.from.is_none() && m.to == p) {
+            let r = m.removal.expect("a mill removes a stone");
+            prop_assert!(expected & (1 << r) != 0, "{}: {}", position.to_text(rules.board()), m.notation(rules.board()));
+            prop_assert_eq!(m.extra_removals, 0);
+            let after = position.play_unchecked(m);
+            prop_assert_eq!(after.white.count_ones(), 5);
+            prop_assert_eq!(after.black, black & !(1 << r));
+            removed |= 1 << r;
+        }
+        prop_assert_eq!(removed, expected, "{}", position.to_text(rules.board()));
+    }
+}
