@@ -345,7 +345,8 @@ mod tests {
             .unwrap();
             let pairs = lasker_pairs(&rules);
             let mut done: Vec<Sector> = Vec::new();
-            let exists = |s: Sector| s.w + s.wh >= 3 && s.b + s.bh >= 3;
+            // Sectors no move reaches (`RuleSet::sector_occurs`) are not read.
+            let exists = |s: Sector| s.w + s.wh >= 3 && s.b + s.bh >= 3 && rules.sector_occurs(s);
             for &p in &pairs {
                 for s in [p, p.mirrored()] {
                     let Sector { w, b, wh, bh } = s;
