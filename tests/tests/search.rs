@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use morris_db::wdl::{export_table, wdl_path};
-use morris_db::{Color, Position, RuleSet, Table, TableError, Value};
+use morris_db::{Color, Position, RuleSet, Sector, Table, TableError, Value};
 use morris_probe::search::{prove_parallel, Prover, SearchOptions, TranspositionTable};
 use morris_probe::search_dtm::prove_dtm;
 use morris_probe::wdl::WdlDatabase;
@@ -32,6 +32,17 @@ fn table_value(db: &Database, pos: &Position) -> Option<Value> {
         Ok(v) => Some(v),
         Err(ProbeError::Unreachable(_)) if db.rules().line_wins && db.rules().has_line(pos.us()) => None,
         Err(e) => panic!("{}: {e}", pos.to_text(db.rules().board())),
+    }
+}
+
+/// Who is to move in a placement sector (no Lasker rule here): White
+/// places first, so with equal hands White is to move, and with one stone
+/// more in the mover's hand Black is.
+fn side_to_move(sector: Sector) -> Color {
+    if sector.wh == sector.bh {
+        Color::White
+    } else {
+        Color::Black
     }
 }
 
@@ -87,7 +98,7 @@ fn search_agrees_with_tables(preset: &str, setup: Setup) {
         let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
         for slot in 0..index.len() {
             let Some((us, them)) = index.position(slot) else { continue };
-            let pos = Position::from_relative(us, them, Color::White, sector.wh, sector.bh);
+            let pos = Position::from_relative(us, them, side_to_move(sector), sector.wh, sector.bh);
             let Some(table) = table_value(&db, &pos) else { continue };
             let searched = prover.prove(&pos).unwrap();
             assert_eq!(
@@ -197,7 +208,7 @@ fn dtm_search_agrees_with_tables(preset: &str, step: usize) {
         let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
         for slot in (0..index.len()).step_by(step) {
             let Some((us, them)) = index.position(slot) else { continue };
-            let pos = Position::from_relative(us, them, Color::White, sector.wh, sector.bh);
+            let pos = Position::from_relative(us, them, side_to_move(sector), sector.wh, sector.bh);
             let Some(table) = table_value(&db, &pos) else { continue };
             let (searched, _) = prove_dtm(&db, &pos).unwrap();
             assert_eq!(searched, table, "{preset} {}", pos.to_text(rules.board()));
