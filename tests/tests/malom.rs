@@ -353,7 +353,11 @@ fn placement_positions_agree_with_their_moves() {
                 .into_par_iter()
                 .filter_map(|slot| index.position(slot))
                 .map(|(us, them)| {
-                    let pos = Position::from_relative(us, them, Color::White, sector.wh, sector.bh);
+                    // White places first: with one stone more in the
+                    // mover's hand Black is to move (outside Lasker).
+                    let lasker = db.rules().lasker;
+                    let side = if lasker || sector.wh == sector.bh { Color::White } else { Color::Black };
+                    let pos = Position::from_relative(us, them, side, sector.wh, sector.bh);
                     consistent_with_moves(&db, &present, &pos)
                 })
                 .collect();
