@@ -220,6 +220,7 @@ impl TranspositionTable {
     /// # Panics
     /// As [`TranspositionTable::new`].
     pub fn with_entries(entries: usize) -> TranspositionTable {
+        // ok: fixed sizes from code; sizes a user gives go through `try_new`.
         TranspositionTable::try_with_entries(entries).expect("cannot allocate the transposition table")
     }
 

@@ -156,6 +156,24 @@ fn bellman_error(flying: bool, map: &FxHashMap<(u32, u32), RefValue>, key: (u32,
     (v != expected).then(|| format!("{key:?}: {v:?}, children say {expected:?}"))
 }
 
+/// The reference's values satisfy its own Bellman equations (with or
+/// without flying): at every 3-3 position; in 3-4 and 4-3 at one decided
+/// position in 4 and one drawn position in 64.
+fn check_bellman(flying: bool, map: &FxHashMap<(u32, u32), RefValue>) {
+    let t = Instant::now();
+    let errors: Vec<String> = map
+        .par_iter()
+        .filter(|&(&key, &v)| match (sector(key), v) {
+            ((3, 3), _) => true,
+            (_, RefValue::Draw) => sample(key) == 0,
+            _ => sample(key) < 16,
+        })
+        .filter_map(|(&key, _)| bellman_error(flying, map, key))
+        .collect();
+    assert!(errors.is_empty(), "{} errors, e.g. {:?}", errors.len(), &errors[..errors.len().min(5)]);
+    eprintln!("Bellman check: {:.1} s", t.elapsed().as_secs_f64());
+}
+
 /// The sectors of the reference, in the order of [`counts`].
 const SECTORS: [(u32, u32); 3] = [(3, 3), (3, 4), (4, 3)];
 
@@ -240,18 +258,7 @@ fn reference_matches_published_figures() {
 
     // The Bellman equations hold: at every 3-3 position; in 3-4 and 4-3 at
     // one decided position in 4 and one drawn position in 64.
-    let t = Instant::now();
-    let errors: Vec<String> = map
-        .par_iter()
-        .filter(|&(&key, &v)| match (sector(key), v) {
-            ((3, 3), _) => true,
-            (_, RefValue::Draw) => sample(key) == 0,
-            _ => sample(key) < 16,
-        })
-        .filter_map(|(&key, _)| bellman_error(true, map, key))
-        .collect();
-    assert!(errors.is_empty(), "{} errors, e.g. {:?}", errors.len(), &errors[..errors.len().min(5)]);
-    eprintln!("Bellman check: {:.1} s", t.elapsed().as_secs_f64());
+    check_bellman(true, map);
 }
 
 fn names(set: u32) -> String {
@@ -358,14 +365,5 @@ fn reference_without_flying_matches_the_committed_results() {
         let r = canonical[i];
         assert_eq!(num("positions"), r.wins + r.losses + r.draws, "{name}");
     }
-    let errors: Vec<String> = map
-        .par_iter()
-        .filter(|&(&key, &v)| match (sector(key), v) {
-            ((3, 3), _) => true,
-            (_, RefValue::Draw) => sample(key) == 0,
-            _ => sample(key) < 16,
-        })
-        .filter_map(|(&key, _)| bellman_error(false, map, key))
-        .collect();
-    assert!(errors.is_empty(), "{} errors, e.g. {:?}", errors.len(), &errors[..errors.len().min(5)]);
+    check_bellman(false, map);
 }
