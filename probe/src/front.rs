@@ -194,7 +194,7 @@ pub fn check_position(rules: &RuleSet, pos: &Position) -> Result<bool, ProbeErro
     if us < 3 {
         return Ok(true);
     }
-    if rules.line_wins {
+    if rules.line_wins() {
         // Three Men's Morris: the opponent's line ended the game; a line of
         // the side to move cannot arise (WDL files read padding as a draw,
         // so this must be caught here).
@@ -441,7 +441,7 @@ impl<E: Encoding> TableProber<'_, E> {
     pub fn value(&mut self, pos: &Position) -> Result<E::Answer, ProbeError> {
         let rules = &self.db.rules;
         let sector = pos.sector();
-        if rules.line_wins || sector.w + sector.wh < 3 || sector.b + sector.bh < 3 || pos.validate(rules).is_err() {
+        if rules.line_wins() || sector.w + sector.wh < 3 || sector.b + sector.bh < 3 || pos.validate(rules).is_err() {
             // Every unusual case, and every error, as `Tables::value` says.
             return self.db.value(pos);
         }

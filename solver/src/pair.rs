@@ -152,7 +152,7 @@ impl Pair<'_> {
         let me = &self.sides[side];
         let exit = if !PLACING || mv.from.is_some() {
             &me.captures
-        } else if self.rules.line_wins && self.rules.has_line(mover) {
+        } else if self.rules.line_wins() && self.rules.has_line(mover) {
             // Three Men's Morris: a placement that makes a line wins.
             return Value::Loss(0);
         } else if mv.removal.is_none() {
@@ -192,7 +192,7 @@ impl Pair<'_> {
         let rules = self.rules;
         let all = rules.board().all();
         me.index.for_each_in_orbit(orbit, |slot, us, them| {
-            let entry = if rules.line_wins {
+            let entry = if rules.line_wins() {
                 // Three Men's Morris: a line decides the game. A position
                 // where the side to move already has one is not a position
                 // of a game (padding); where the opponent has one, the side
@@ -248,7 +248,7 @@ impl Pair<'_> {
         // Children already marked `Win(1)` in phase 1a are left out of the
         // counter; they only raise the loss floor to 2.
         let threats =
-            if other.mill_wins || self.rules.line_wins { mill_targets(self.rules, them, other.sector.wh) } else { 0 };
+            if other.mill_wins || self.rules.line_wins() { mill_targets(self.rules, them, other.sector.wh) } else { 0 };
         let all = self.rules.board().all();
         // Placements without removal all leave `them` to move in one solved
         // sector: their slots share `them`'s orbit block there, so they are
@@ -280,7 +280,7 @@ impl Pair<'_> {
                 }
                 quiet += 1;
             } else if let Some((index, _, o, g)) =
-                placed.filter(|_| mv.from.is_none() && mv.removal.is_none() && !self.rules.line_wins)
+                placed.filter(|_| mv.from.is_none() && mv.removal.is_none() && !self.rules.line_wins())
             {
                 s.exits.push(index.index_with_orbit(o, g, mover));
             } else {
@@ -448,7 +448,7 @@ fn lasker_unmoves(
     let board = rules.board();
     let empty = board.all() & !us & !them;
     let flying = rules.flies(them.count_ones() + them_in_hand as u32);
-    let mills_remove = us != 0 || rules.line_wins;
+    let mills_remove = us != 0 || rules.line_wins();
     for to in morris_db::Points(them) {
         if mills_remove && board.closes_mill(them, to) {
             continue;
@@ -478,7 +478,7 @@ pub(crate) fn exit_sectors(rules: &RuleSet, sector: Sector) -> [Option<Sector>; 
     let room = (w as u32 + b as u32) < rules.board().len() as u32;
     let captures = (b > 0).then(|| Sector { w: b - 1, b: w, wh: bh, bh: wh });
     let placements = (wh > 0 && room).then(|| Sector { w: b, b: w + 1, wh: bh, bh: wh.saturating_sub(1) });
-    let placement_captures = (wh > 0 && room && b > 0 && !rules.line_wins).then(|| Sector {
+    let placement_captures = (wh > 0 && room && b > 0 && !rules.line_wins()).then(|| Sector {
         w: b.saturating_sub(1),
         b: w + 1,
         wh: bh,
@@ -531,7 +531,7 @@ pub(crate) fn solve_pair(
 ) -> Result<SolvedPair, SolveError> {
     let mirrored = sector.mirrored();
     let sectors = if mirrored == sector { vec![sector] } else { vec![sector, mirrored] };
-    if !sector.is_sliding() && !rules.lasker {
+    if !sector.is_sliding() && !rules.lasker() {
         return Err(SolveError::Internal {
             sector,
             detail: "a pair with stones in hand exists only under the Lasker rule".to_string(),

@@ -284,7 +284,7 @@ fn the_empty_board_of_each_game() {
     let dir = oracle();
     let empty = |game: MalomGame| -> (MalomDatabase, Position) {
         let db = malom(&dir, game);
-        let n = db.rules().stones;
+        let n = db.rules().stones();
         let pos = Position::parse(&format!("W: B: w {n} {n}"), db.rules().board()).unwrap();
         (db, pos)
     };
@@ -355,7 +355,7 @@ fn placement_positions_agree_with_their_moves() {
                 .map(|(us, them)| {
                     // White places first: with one stone more in the
                     // mover's hand Black is to move (outside Lasker).
-                    let lasker = db.rules().lasker;
+                    let lasker = db.rules().lasker();
                     let side = if lasker || sector.wh == sector.bh { Color::White } else { Color::Black };
                     let pos = Position::from_relative(us, them, side, sector.wh, sector.bh);
                     consistent_with_moves(&db, &present, &pos)

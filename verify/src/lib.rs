@@ -281,7 +281,7 @@ impl Verifier {
         if sector.wh > 0 {
             steps.push((sector.w + 1, sector.wh - 1));
         }
-        if sector.wh == 0 || self.rules.lasker {
+        if sector.wh == 0 || self.rules.lasker() {
             steps.push((sector.w, sector.wh));
         }
         for (w_after, wh_after) in steps {
@@ -392,7 +392,7 @@ impl Verifier {
             let position =
                 || Position::from_relative(us, them, Color::White, sector.wh, sector.bh).to_text(self.rules.board());
             let board = self.rules.board();
-            if self.rules.line_wins && self.rules.has_line(us) {
+            if self.rules.line_wins() && self.rules.has_line(us) {
                 // The side to move has a line: not a position of a game
                 // (a line ends it), stored as padding.
                 if let Some(v) = table.value(slot) {
@@ -467,7 +467,7 @@ impl Verifier {
         entries: &mut Vec<u16>,
     ) -> Option<Value> {
         let rules = &self.rules;
-        if rules.line_wins || us.count_ones() + (sector.wh as u32) < 3 {
+        if rules.line_wins() || us.count_ones() + (sector.wh as u32) < 3 {
             return None;
         }
         slots.clear();
@@ -526,7 +526,11 @@ impl Verifier {
         }
         if !any {
             let full = us | them == rules.board().all();
-            return Some(if full && rules.full_board == FullBoardOutcome::Draw { Value::Draw } else { Value::Loss(0) });
+            return Some(if full && rules.full_board() == FullBoardOutcome::Draw {
+                Value::Draw
+            } else {
+                Value::Loss(0)
+            });
         }
         // Independent loads, issued back to back.
         for &(ti, slot) in slots.iter() {
@@ -558,7 +562,7 @@ impl Verifier {
         let rules = &self.rules;
         let board = rules.board();
         let has_line = |set: Bitboard| rules.has_line(set);
-        if us.count_ones() + (sector.wh as u32) < 3 || (rules.line_wins && has_line(them)) {
+        if us.count_ones() + (sector.wh as u32) < 3 || (rules.line_wins() && has_line(them)) {
             return Ok(Derived { value: Value::Loss(0), witness: None });
         }
         let mut shortest_loss: Option<(Move, u16)> = None;
@@ -571,7 +575,7 @@ impl Verifier {
         for_each_move(rules, us, them, sector.wh, |mv, _| {
             let (mover, victim) = apply_move(us, them, mv);
             let mover_hand = sector.wh - u8::from(mv.from.is_none());
-            let child = if victim.count_ones() + (sector.bh as u32) < 3 || (rules.line_wins && has_line(mover)) {
+            let child = if victim.count_ones() + (sector.bh as u32) < 3 || (rules.line_wins() && has_line(mover)) {
                 Value::Loss(0)
             } else {
                 let cs =
@@ -640,7 +644,7 @@ impl Verifier {
             // No legal move: lost, unless a full board is a draw.
             let full = us | them == board.all();
             Derived {
-                value: if full && rules.full_board == FullBoardOutcome::Draw { Value::Draw } else { Value::Loss(0) },
+                value: if full && rules.full_board() == FullBoardOutcome::Draw { Value::Draw } else { Value::Loss(0) },
                 witness: None,
             }
         })
