@@ -84,7 +84,7 @@ impl Ord for LongWin {
 /// Black (outside Lasker Morris White places first, so Black is to move
 /// exactly when the side to move holds one stone more than the other).
 pub fn side_to_move(rules: &RuleSet, sector: Sector) -> Color {
-    if !rules.lasker && sector.wh == sector.bh + 1 {
+    if !rules.lasker() && sector.wh == sector.bh + 1 {
         Color::Black
     } else {
         Color::White

@@ -25,7 +25,7 @@
 //! - every row of `values.csv` has as many positions and tables as its
 //!   rule set's stats files; `nine` a draw with every first move a draw
 //!   (Gasser 1996), `three` a win for White by the centre only (Wikipedia,
-//!   "Three men's morris", after Murray);
+//!   "Three men's morris");
 //! - every longest-win list is sorted, starts with the longest win of its
 //!   stats files, names sectors that hold such a win, and writes positions
 //!   of those sectors (the FEN, where there is one, the same position);
