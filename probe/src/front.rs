@@ -371,11 +371,11 @@ impl<E: Encoding> Tables<E> {
     ///
     /// let db = Database::open(dir.path(), rules)?;
     /// let pos = Position::parse("W:a4,d1,g4 B:b2,d6,f2 w", db.rules().board())?;
-    /// assert_eq!(db.value(&pos)?, Value::Win(15));
+    /// assert_eq!(db.value(&pos)?, Value::win(15).unwrap());
     /// let line = db.principal_line(&pos, 100)?;
     /// assert_eq!(line.len(), 15); // to the end of the game
-    /// assert_eq!(line[0].1, Value::Win(15));
-    /// assert_eq!(line[14].1, Value::Win(1));
+    /// assert_eq!(line[0].1, Value::win(15).unwrap());
+    /// assert_eq!(line[14].1, Value::win(1).unwrap());
     /// for (mv, value) in &line {
     ///     println!("{} {value:?}", mv.notation(db.rules().board()));
     /// }
@@ -494,7 +494,7 @@ impl Encoding for Dtm {
     }
 
     fn lost(&self) -> Value {
-        Value::Loss(0)
+        Value::LOST
     }
 
     fn missing(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> (String, MissingHint) {

@@ -78,7 +78,7 @@ impl DtmSearch<'_> {
     fn value(&mut self, us: Bitboard, them: Bitboard, uh: u8, th: u8) -> Result<Value, ProbeError> {
         let rules = self.db.rules();
         if us.count_ones() + uh as u32 <= 2 || (rules.line_wins() && rules.has_line(them)) {
-            return Ok(Value::Loss(0));
+            return Ok(Value::LOST);
         }
         if uh == 0 && th == 0 {
             self.stats.table_probes += 1;
@@ -100,7 +100,7 @@ impl DtmSearch<'_> {
         let mut best: Option<Value> = None;
         for (victims, after, uh_after) in children {
             let v = if rules.line_wins() && rules.has_line(after) {
-                Value::Win(1)
+                Value::LOST.back()
             } else {
                 self.value(victims, after, th, uh_after)?.back()
             };

@@ -164,12 +164,12 @@ fn position_value(
             return Some(PADDING_ENTRY);
         }
         if rules.has_line(them) {
-            return Some(Value::Loss(0).to_entry());
+            return Some(Value::LOST.to_entry());
         }
     }
-    let mut best_win: Option<u16> = None;
+    let mut best_win: Option<morris_db::Odd> = None;
     let mut draw = false;
-    let mut longest_loss = 0u16;
+    let mut longest_loss: Option<morris_db::Even> = None;
     let mut any = false;
     let mut missing = false;
     for_each_move(rules, us, them, sector.wh, |mv, after| {
@@ -193,12 +193,12 @@ fn position_value(
                 }
             }
         } else {
-            Some(Value::Loss(0))
+            Some(Value::LOST)
         };
         match child.map(Value::back) {
             Some(Value::Win(n)) => best_win = Some(best_win.map_or(n, |b| b.min(n))),
             Some(Value::Draw) => draw = true,
-            Some(Value::Loss(n)) => longest_loss = longest_loss.max(n),
+            Some(Value::Loss(n)) => longest_loss = Some(longest_loss.map_or(n, |m| m.max(n))),
             None => missing = true,
         }
     });
@@ -212,7 +212,7 @@ fn position_value(
     } else if draw {
         Value::Draw
     } else {
-        Value::Loss(longest_loss)
+        longest_loss.map_or(Value::LOST, Value::Loss)
     };
     Some(value.to_entry())
 }

@@ -481,7 +481,7 @@ impl RuleSet {
     pub fn no_move_value(&self, us: Bitboard, them: Bitboard) -> Value {
         match self.no_move_outcome(us, them) {
             NoMoveOutcome::Draw => Value::Draw,
-            _ => Value::Loss(0),
+            _ => Value::LOST,
         }
     }
 
