@@ -130,7 +130,7 @@ pub fn units(rules: &RuleSet, max_stones: u32, placement: bool) -> Vec<Unit> {
         .map(|(w, b)| Unit::pair(UnitKind::Sliding, Sector::sliding(w, b)))
         .collect();
     if placement {
-        if rules.lasker {
+        if rules.lasker() {
             units.extend(lasker_pairs(rules).into_iter().map(|s| Unit::pair(UnitKind::Lasker, s)));
         } else {
             units.extend(
@@ -247,8 +247,8 @@ mod tests {
                         assert_eq!(i, last.map_or(own, |l| l.max(own)), "{preset}: {s}");
                     }
                 }
-                let start = Sector { w: 0, b: 0, wh: rules.stones, bh: rules.stones };
-                if placement && !rules.lasker {
+                let start = Sector { w: 0, b: 0, wh: rules.stones(), bh: rules.stones() };
+                if placement && !rules.lasker() {
                     assert!(due.last().unwrap().contains(&start), "{preset}");
                 }
             }
