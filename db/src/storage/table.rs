@@ -471,6 +471,36 @@ impl Table {
 mod tests {
     use super::*;
 
+    /// A file whose check fails never gets its name, and its temporary
+    /// file is removed; one whose check passes is renamed, and the check
+    /// saw the whole file before that.
+    #[test]
+    fn a_written_file_gets_its_name_only_after_its_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.mtz");
+        let tmp = dir.path().join("t.mtz.tmp");
+        let err = write_checked(
+            &path,
+            |w| w.write_all(b"abc"),
+            |p| Err(TableError::corrupt(p, "compressed payload", "differs")),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("differs"), "{err}");
+        assert!(!path.exists() && !tmp.exists());
+        write_checked(
+            &path,
+            |w| w.write_all(b"abc"),
+            |p| {
+                assert_eq!(fs::read(p).unwrap(), b"abc");
+                assert!(!path.exists());
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"abc");
+        assert!(!tmp.exists());
+    }
+
     #[test]
     fn write_open_and_detect_damage() {
         let dir = tempfile::tempdir().unwrap();
