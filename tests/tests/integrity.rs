@@ -50,7 +50,7 @@ fn path_of(dir: &Path, w: u8, b: u8) -> PathBuf {
 }
 
 fn slots(w: u8, b: u8) -> u64 {
-    nine().indexer().sector(w as usize, b as usize).len()
+    nine().indexer().sector(Sector::sliding(w, b)).len()
 }
 
 /// A drawn 3-3 position (../shared/oracle/README.md).
@@ -304,7 +304,7 @@ fn damaged_payload_without_checksums_never_panics() {
     }
     fs::write(&path, &bytes).unwrap();
     let db = Database::open_with(dir.path(), nine(), ProbeOptions { verify_checksums: false }).unwrap();
-    let index = nine().indexer().sector(3, 3);
+    let index = nine().indexer().sector(Sector::sliding(3, 3));
     let mut errors = 0;
     for slot in (0..index.len()).step_by(7) {
         let Some((us, them)) = index.position(slot) else {
@@ -652,7 +652,7 @@ fn damaged_table(d: &Damage, table: &[u8]) -> Vec<u8> {
 #[test]
 fn damaged_real_tables_never_panic_and_reach_the_payload() {
     let rules = nine();
-    let index = rules.indexer().sector(3, 3);
+    let index = rules.indexer().sector(Sector::sliding(3, 3));
     let payload_slots = (real_table().len() - HEADER_SIZE) / 2;
     let (cases, opened, answered) = (Cell::new(0u32), Cell::new(0u32), Cell::new(0u32));
     runner(128)

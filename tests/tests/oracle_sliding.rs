@@ -22,7 +22,7 @@ fn nine_sliding_sectors_up_to_eight_stones_match_the_oracle() {
     ];
     for (w, b, wins, losses, draws, max_win, max_loss) in expected {
         let sector = Sector::sliding(w, b);
-        let len = rules.indexer().sector(w as usize, b as usize).len();
+        let len = rules.indexer().sector(Sector::sliding(w, b)).len();
         let table = Table::open(dir.path(), &rules, sector, len).unwrap();
         table.verify_checksum().unwrap();
         let h = table.header();

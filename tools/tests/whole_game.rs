@@ -149,7 +149,7 @@ fn compressed_tables_equal_their_originals_slot_by_slot() {
             let (packed, originals, sectors, rules) = (&packed, &originals, &sectors, &rules);
             scope.spawn(move || {
                 for (k, sector) in sectors.iter().enumerate() {
-                    let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+                    let index = rules.indexer().sector(*sector);
                     for slot in (t as u64..index.len()).step_by(4 * 37 + k % 3) {
                         let Some((us, them)) = index.position(slot) else { continue };
                         let side = if (slot + k as u64) & 1 == 0 { Color::White } else { Color::Black };
