@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use morris_db::table::{table_path, HEADER_SIZE, MAGIC};
+use morris_db::table::{table_path, DtmFields, HEADER_SIZE, MAGIC};
 use morris_db::{Color, Position, RuleSet, Sector, Table, TableError, TableHeader, Value};
 use morris_probe::{Database, ProbeError, ProbeOptions};
 use morris_solver::{solve_sliding, SolveOptions};
@@ -533,8 +533,7 @@ proptest! {
             wins,
             losses,
             draws,
-            max_win: distances.0,
-            max_loss: distances.1,
+            own: DtmFields { max_win: distances.0, max_loss: distances.1 },
             encoding: morris_db::table::ENCODING_DTM16,
             payload_checksum: sums.1,
         };
@@ -594,8 +593,8 @@ proptest! {
                 3 => header.wins = v,
                 4 => header.losses = v,
                 5 => header.draws = v,
-                6 => header.max_win = v as u32,
-                7 => header.max_loss = v as u32,
+                6 => header.own.max_win = v as u32,
+                7 => header.own.max_loss = v as u32,
                 8 => header.payload_checksum = v,
                 9 => header.rules_fingerprint = v,
                 10 => header.sector.w = v as u8,

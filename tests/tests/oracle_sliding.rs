@@ -28,10 +28,10 @@ fn nine_sliding_sectors_up_to_eight_stones_match_the_oracle() {
         let h = table.header();
         assert_eq!((h.wins, h.losses, h.draws), (wins, losses, draws), "sector {sector}");
         if let Some(m) = max_win {
-            assert_eq!(h.max_win, m, "longest win of {sector}");
+            assert_eq!(h.own.max_win, m, "longest win of {sector}");
         }
         if let Some(m) = max_loss {
-            assert_eq!(h.max_loss, m, "longest loss of {sector}");
+            assert_eq!(h.own.max_loss, m, "longest loss of {sector}");
         }
     }
 }

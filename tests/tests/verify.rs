@@ -225,7 +225,7 @@ fn header_statistics_are_checked() {
     let sector = Sector::sliding(3, 3);
     let e = entries(dir.path(), sector);
     let mut header = TableHeader::for_entries(&nine(), sector, &e);
-    header.max_win += 2;
+    header.own.max_win += 2;
     write_table(&table_path(dir.path(), &nine(), sector), &header, &e).unwrap();
     let r = verify(dir.path(), 3, 3);
     assert_eq!(r.faults, [Fault::Statistics { field: "longest win", header: 27, payload: 25 }]);

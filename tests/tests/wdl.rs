@@ -96,7 +96,7 @@ fn every_position_reads_back_as_its_dtm_value() {
         let h = wdl.header();
         let d = dtm.header();
         assert_eq!((h.wins, h.losses, h.draws), (d.wins, d.losses, d.draws));
-        assert_eq!(h.source_checksum, d.payload_checksum);
+        assert_eq!(h.own.source_checksum, d.payload_checksum);
         for slot in 0..slots(s) {
             if let Some(v) = dtm.value(slot) {
                 assert_eq!(wdl.wdl(slot), Some(Wdl::from(v)), "{s} slot {slot}");
