@@ -209,8 +209,8 @@ fn check_against_clean(dir: &Path, complete: bool) {
             z.verify_checksum().unwrap();
             let (a, b) = (z.header(), original.header());
             assert_eq!(
-                (a.sector, a.entry_count, a.canonical_positions, a.wins, a.losses, a.draws, a.max_win, a.max_loss),
-                (b.sector, b.entry_count, b.canonical_positions, b.wins, b.losses, b.draws, b.max_win, b.max_loss),
+                (a.sector, a.entry_count, a.canonical_positions, a.wins, a.losses, a.draws, a.own),
+                (b.sector, b.entry_count, b.canonical_positions, b.wins, b.losses, b.draws, b.own),
                 "{name}: header"
             );
             for slot in 0..b.entry_count {
