@@ -194,7 +194,7 @@ pub fn check_position(rules: &RuleSet, pos: &Position) -> Result<bool, ProbeErro
     if us < 3 {
         return Ok(true);
     }
-    if rules.line_wins {
+    if rules.line_wins() {
         // Three Men's Morris: the opponent's line ended the game; a line of
         // the side to move cannot arise (WDL files read padding as a draw,
         // so this must be caught here).
@@ -371,11 +371,11 @@ impl<E: Encoding> Tables<E> {
     ///
     /// let db = Database::open(dir.path(), rules)?;
     /// let pos = Position::parse("W:a4,d1,g4 B:b2,d6,f2 w", db.rules().board())?;
-    /// assert_eq!(db.value(&pos)?, Value::Win(15));
+    /// assert_eq!(db.value(&pos)?, Value::win(15).unwrap());
     /// let line = db.principal_line(&pos, 100)?;
     /// assert_eq!(line.len(), 15); // to the end of the game
-    /// assert_eq!(line[0].1, Value::Win(15));
-    /// assert_eq!(line[14].1, Value::Win(1));
+    /// assert_eq!(line[0].1, Value::win(15).unwrap());
+    /// assert_eq!(line[14].1, Value::win(1).unwrap());
     /// for (mv, value) in &line {
     ///     println!("{} {value:?}", mv.notation(db.rules().board()));
     /// }
@@ -441,7 +441,7 @@ impl<E: Encoding> TableProber<'_, E> {
     pub fn value(&mut self, pos: &Position) -> Result<E::Answer, ProbeError> {
         let rules = &self.db.rules;
         let sector = pos.sector();
-        if rules.line_wins || sector.w + sector.wh < 3 || sector.b + sector.bh < 3 || pos.validate(rules).is_err() {
+        if rules.line_wins() || sector.w + sector.wh < 3 || sector.b + sector.bh < 3 || pos.validate(rules).is_err() {
             // Every unusual case, and every error, as `Tables::value` says.
             return self.db.value(pos);
         }
@@ -494,7 +494,7 @@ impl Encoding for Dtm {
     }
 
     fn lost(&self) -> Value {
-        Value::Loss(0)
+        Value::LOST
     }
 
     fn missing(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> (String, MissingHint) {

@@ -687,11 +687,11 @@ impl MalomSector {
             match self.decode_value(slot, entry)?.value {
                 Value::Win(n) => {
                     c.wins += 1;
-                    c.max_win = c.max_win.max(n as u32);
+                    c.max_win = c.max_win.max(u32::from(n));
                 }
                 Value::Loss(n) => {
                     c.losses += 1;
-                    c.max_loss = c.max_loss.max(n as u32);
+                    c.max_loss = c.max_loss.max(u32::from(n));
                 }
                 Value::Draw => c.draws += 1,
             }
@@ -735,7 +735,7 @@ impl Encoding for MalomFiles {
     }
 
     fn lost(&self) -> MalomValue {
-        MalomValue { value: Value::Loss(0), a: self.values.loss }
+        MalomValue { value: Value::LOST, a: self.values.loss }
     }
 
     fn missing(&self, _dir: &Path, rules: &RuleSet, sector: Sector) -> (String, MissingHint) {

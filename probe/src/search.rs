@@ -412,7 +412,7 @@ impl<'a> Prover<'a> {
     fn prove_inner(&mut self, pos: &Position) -> Result<Wdl, Abort> {
         let rules = self.db.rules();
         pos.validate(rules).map_err(ProbeError::from)?;
-        if rules.lasker {
+        if rules.lasker() {
             return Err(ProbeError::Unsupported("search under the Lasker rule".to_string()).into());
         }
         if pos.them().count_ones() + (pos.them_in_hand() as u32) < 3 {
@@ -472,7 +472,7 @@ impl<'a> Prover<'a> {
         if us.count_ones() + uh as u32 <= 2 {
             return Ok(Some(-1));
         }
-        if rules.line_wins && rules.has_line(them) {
+        if rules.line_wins() && rules.has_line(them) {
             return Ok(Some(-1));
         }
         if uh == 0 && th == 0 {
@@ -866,7 +866,7 @@ impl MoveOrder {
         let opened =
             board.mills_through(mv.to).iter().filter(|&&m| (after & m).count_ones() == 2 && m & self.them == 0).count();
         let mut s = (opened.min(3) as i32) << 25 | (board.adjacent(mv.to).count_ones() as i32) << 16 | history as i32;
-        if mv.removal.is_some() || (rules.line_wins && rules.has_line(after)) {
+        if mv.removal.is_some() || (rules.line_wins() && rules.has_line(after)) {
             s += 1 << 29;
             if let Some(r) = mv.removal {
                 if self.threatening & (1 << r) != 0 {

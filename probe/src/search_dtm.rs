@@ -51,7 +51,7 @@ struct DtmSearch<'a> {
 pub fn prove_dtm(db: &Database, pos: &Position) -> Result<(Value, DtmSearchStats), ProbeError> {
     let rules = db.rules();
     pos.validate(rules)?;
-    if rules.lasker {
+    if rules.lasker() {
         return Err(ProbeError::Unsupported(
             "search under the Lasker rule (its placement phase is cyclic)".to_string(),
         ));
@@ -60,7 +60,7 @@ pub fn prove_dtm(db: &Database, pos: &Position) -> Result<(Value, DtmSearchStats
         return Ok((db.value(pos)?, DtmSearchStats::default()));
     }
     // Refuses what the tables refuse (a line already on the board).
-    if rules.line_wins && rules.has_line(pos.us()) {
+    if rules.line_wins() && rules.has_line(pos.us()) {
         return Err(ProbeError::Unreachable(format!(
             "{} has a line, so the game ended before {} was to move",
             pos.side_to_move, pos.side_to_move
@@ -77,8 +77,8 @@ pub fn prove_dtm(db: &Database, pos: &Position) -> Result<(Value, DtmSearchStats
 impl DtmSearch<'_> {
     fn value(&mut self, us: Bitboard, them: Bitboard, uh: u8, th: u8) -> Result<Value, ProbeError> {
         let rules = self.db.rules();
-        if us.count_ones() + uh as u32 <= 2 || (rules.line_wins && rules.has_line(them)) {
-            return Ok(Value::Loss(0));
+        if us.count_ones() + uh as u32 <= 2 || (rules.line_wins() && rules.has_line(them)) {
+            return Ok(Value::LOST);
         }
         if uh == 0 && th == 0 {
             self.stats.table_probes += 1;
@@ -99,8 +99,8 @@ impl DtmSearch<'_> {
         });
         let mut best: Option<Value> = None;
         for (victims, after, uh_after) in children {
-            let v = if rules.line_wins && rules.has_line(after) {
-                Value::Win(1)
+            let v = if rules.line_wins() && rules.has_line(after) {
+                Value::LOST.back()
             } else {
                 self.value(victims, after, th, uh_after)?.back()
             };

@@ -260,14 +260,6 @@ pub fn category(v: Value) -> &'static str {
     }
 }
 
-/// Plies to the end of the game, `None` for a draw.
-pub fn dtm(v: Value) -> Option<u16> {
-    match v {
-        Value::Win(n) | Value::Loss(n) => Some(n),
-        Value::Draw => None,
-    }
-}
-
 fn color_word(c: Color) -> &'static str {
     match c {
         Color::White => "white",
@@ -359,7 +351,7 @@ fn move_json(rules: &RuleSet, pos: &Position, mv: Move, eval: Eval) -> MoveJson 
         position: after.to_text(board),
         fen: after.to_fen(rules).ok(),
         category: category(eval.value),
-        dtm: dtm(eval.value),
+        dtm: eval.value.plies(),
         draw_rank: eval.draw_rank,
     }
 }
@@ -421,7 +413,7 @@ pub fn describe(source: Source, pos: &Position) -> Result<PositionJson, LookupEr
         stones: BothStones { white: stones(pos.white, pos.white_in_hand), black: stones(pos.black, pos.black_in_hand) },
         sector: pos.sector().to_string(),
         category: category(eval.value),
-        dtm: dtm(eval.value),
+        dtm: eval.value.plies(),
         draw_rank: eval.draw_rank,
         game_over: game_over(rules, pos),
         moves: moves.into_iter().map(|(mv, e)| move_json(rules, pos, mv, e)).collect(),
@@ -488,10 +480,7 @@ pub fn line_of(source: Source, pos: &Position, plies: Option<usize>) -> Result<L
     let rules = source.rules();
     let board = rules.board();
     let eval = source.evaluate(pos)?;
-    let plies = plies.unwrap_or(match eval.value {
-        Value::Win(n) | Value::Loss(n) => n as usize,
-        Value::Draw => DRAW_LINE_PLIES,
-    });
+    let plies = plies.unwrap_or(eval.value.plies().map_or(DRAW_LINE_PLIES, usize::from));
     let line = source.line(pos, plies.min(MAX_LINE_PLIES))?;
     let mut current = *pos;
     let mut out = Vec::new();
@@ -511,7 +500,7 @@ pub fn line_of(source: Source, pos: &Position, plies: Option<usize>) -> Result<L
         position: pos.to_text(board),
         fen: pos.to_fen(rules).ok(),
         category: category(eval.value),
-        dtm: dtm(eval.value),
+        dtm: eval.value.plies(),
         draw_rank: eval.draw_rank,
         line: out,
         record: record.join(" "),
@@ -700,10 +689,10 @@ async fn rules_list(State(catalog): State<Arc<Catalog>>) -> Json<RulesListJson> 
                 name: r.name().to_string(),
                 summary: r.summary(),
                 source: s.source.kind(),
-                stones: r.stones,
-                flying: r.flying,
-                line_wins: r.line_wins,
-                lasker: r.lasker,
+                stones: r.stones(),
+                flying: r.flying(),
+                line_wins: r.line_wins(),
+                lasker: r.lasker(),
                 start: Position::start(r).to_text(r.board()),
                 example: example(s).to_text(r.board()),
                 board: board_json(r.board()),

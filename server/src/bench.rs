@@ -68,7 +68,7 @@ pub fn random_positions(rules: &RuleSet, max_stones: u32, count: usize, seed: u6
     let mut rng = fastrand::Rng::with_seed(seed);
     let board = rules.board();
     let n = board.len() as u32;
-    let max_each = u32::from(rules.stones);
+    let max_each = u32::from(rules.stones());
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
         let w = rng.u32(3..=max_each);

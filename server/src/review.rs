@@ -21,7 +21,7 @@ use morris_db::record::{read_record, replay};
 use morris_db::{Color, Position, Value};
 use serde::Serialize;
 
-use crate::api::{category, dtm};
+use crate::api::category;
 use crate::source::{Eval, LookupError, Source};
 
 /// A value in JSON: `category` and `dtm`.
@@ -35,7 +35,7 @@ pub struct ValueJson {
 
 impl From<Value> for ValueJson {
     fn from(v: Value) -> ValueJson {
-        ValueJson { category: category(v), dtm: dtm(v) }
+        ValueJson { category: category(v), dtm: v.plies() }
     }
 }
 
@@ -136,8 +136,8 @@ pub fn mark(best: Value, played: Value) -> (&'static str, u32) {
     match (best, played) {
         (Value::Win(_), Value::Draw | Value::Loss(_)) => ("threw_win", 0),
         (Value::Draw, Value::Loss(_)) => ("lost_draw", 0),
-        (Value::Win(b), Value::Win(p)) if p > b => ("gave_plies", u32::from(p - b)),
-        (Value::Loss(b), Value::Loss(p)) if p < b => ("gave_plies", u32::from(b - p)),
+        (Value::Win(b), Value::Win(p)) if p > b => ("gave_plies", u32::from(p.get() - b.get())),
+        (Value::Loss(b), Value::Loss(p)) if p < b => ("gave_plies", u32::from(b.get() - p.get())),
         _ => ("kept", 0),
     }
 }
@@ -325,14 +325,14 @@ mod tests {
 
     #[test]
     fn marks() {
-        use Value::*;
-        assert_eq!(mark(Win(5), Win(5)), ("kept", 0));
-        assert_eq!(mark(Win(5), Win(9)), ("gave_plies", 4));
-        assert_eq!(mark(Win(5), Draw), ("threw_win", 0));
-        assert_eq!(mark(Win(5), Loss(8)), ("threw_win", 0));
-        assert_eq!(mark(Draw, Draw), ("kept", 0));
-        assert_eq!(mark(Draw, Loss(4)), ("lost_draw", 0));
-        assert_eq!(mark(Loss(10), Loss(10)), ("kept", 0));
-        assert_eq!(mark(Loss(10), Loss(4)), ("gave_plies", 6));
+        let (win, loss, draw) = (|n| Value::win(n).unwrap(), |n| Value::loss(n).unwrap(), Value::Draw);
+        assert_eq!(mark(win(5), win(5)), ("kept", 0));
+        assert_eq!(mark(win(5), win(9)), ("gave_plies", 4));
+        assert_eq!(mark(win(5), draw), ("threw_win", 0));
+        assert_eq!(mark(win(5), loss(8)), ("threw_win", 0));
+        assert_eq!(mark(draw, draw), ("kept", 0));
+        assert_eq!(mark(draw, loss(4)), ("lost_draw", 0));
+        assert_eq!(mark(loss(10), loss(10)), ("kept", 0));
+        assert_eq!(mark(loss(10), loss(4)), ("gave_plies", 6));
     }
 }

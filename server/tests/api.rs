@@ -110,10 +110,7 @@ fn category(v: Value) -> &'static str {
 }
 
 fn dtm(v: Value) -> Json {
-    match v {
-        Value::Win(n) | Value::Loss(n) => Json::from(n),
-        Value::Draw => Json::Null,
-    }
+    v.plies().map_or(Json::Null, Json::from)
 }
 
 /// Checks a position answer against the probe, field by field.
@@ -527,14 +524,14 @@ fn review_marks_moves_against_the_tables() {
     assert_eq!(from_pgn["start"], start.to_text(rules.board()));
 
     // A slower win: the mark counts the plies given away.
-    if let Some((slow, Value::Win(n))) = moves.iter().find(|(_, v)| matches!(v, Value::Win(n) if *n > 15)) {
+    if let Some((slow, Value::Win(n))) = moves.iter().find(|(_, v)| matches!(v, Value::Win(n) if n.get() > 15)) {
         let (_, json) = post(
             addr,
             &format!("/api/nine/review?position={}", q(&start.to_text(rules.board()))),
             &slow.notation(rules.board()),
         );
         assert_eq!(json["moves"][0]["mark"], "gave_plies");
-        assert_eq!(json["moves"][0]["plies_given"], u64::from(*n - 15));
+        assert_eq!(json["moves"][0]["plies_given"], u64::from(n.get() - 15));
     }
 
     // Not covered: 4-3 has no table here.

@@ -165,10 +165,10 @@ pub struct SolveReport {
 pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
     let n = rules.board().len() as u32;
     let mut pairs = Vec::new();
-    for total in 6..=(2 * rules.stones as u32).min(max_stones).min(n) {
+    for total in 6..=(2 * rules.stones() as u32).min(max_stones).min(n) {
         for w in 3..=total / 2 {
             let b = total - w;
-            if b <= rules.stones as u32 {
+            if b <= rules.stones() as u32 {
                 pairs.push((w as u8, b as u8));
             }
         }
@@ -223,16 +223,16 @@ pub fn solve_sliding_with(
 /// phase (both hands are empty), so its sliding sectors are solved as
 /// those of the same rule set without it.
 fn check_supported(rules: &RuleSet, placement: bool) -> Result<(), SolveError> {
-    if rules.remove_per_mill {
+    if rules.remove_per_mill() {
         return Err(SolveError::Unsupported(format!(
             "`{}` (one removal per mill: a double mill captures two stones, into a sector not opened)",
             rules.name()
         )));
     }
     if placement
-        && rules.lasker
-        && rules.full_board == morris_db::rules::FullBoardOutcome::WhiteLoses
-        && 2 * rules.stones as usize >= rules.board().len()
+        && rules.lasker()
+        && rules.full_board() == morris_db::rules::FullBoardOutcome::WhiteLoses
+        && 2 * rules.stones() as usize >= rules.board().len()
     {
         return Err(SolveError::Unsupported(format!(
             "`{}` (the Lasker rule with a full board lost by White: the side to move does not tell who is White)",
@@ -330,7 +330,7 @@ pub fn solve_all_with(rules: &RuleSet, dir: &Path, progress: &dyn Progress) -> R
     let (sliding, placement): (Vec<Unit>, Vec<Unit>) =
         units(rules, u32::MAX, true).into_iter().partition(|u| u.kind == UnitKind::Sliding);
     solve_units(rules, dir, &sliding, "pairs", progress, &mut report)?;
-    let what = if rules.lasker { "Lasker placement pairs" } else { "placement sectors" };
+    let what = if rules.lasker() { "Lasker placement pairs" } else { "placement sectors" };
     solve_units(rules, dir, &placement, what, progress, &mut report)?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)

@@ -152,16 +152,16 @@ impl Pair<'_> {
         let me = &self.sides[side];
         let exit = if !PLACING || mv.from.is_some() {
             &me.captures
-        } else if self.rules.line_wins && self.rules.has_line(mover) {
+        } else if self.rules.line_wins() && self.rules.has_line(mover) {
             // Three Men's Morris: a placement that makes a line wins.
-            return Value::Loss(0);
+            return Value::LOST;
         } else if mv.removal.is_none() {
             &me.placements
         } else {
             &me.placement_captures
         };
         match exit {
-            Exit::Wins => Value::Loss(0),
+            Exit::Wins => Value::LOST,
             Exit::Table(index, table) => match table.value(index.index(victim, mover)) {
                 Some(v) => v,
                 None => {
@@ -192,7 +192,7 @@ impl Pair<'_> {
         let rules = self.rules;
         let all = rules.board().all();
         me.index.for_each_in_orbit(orbit, |slot, us, them| {
-            let entry = if rules.line_wins {
+            let entry = if rules.line_wins() {
                 // Three Men's Morris: a line decides the game. A position
                 // where the side to move already has one is not a position
                 // of a game (padding); where the opponent has one, the side
@@ -201,15 +201,15 @@ impl Pair<'_> {
                 if rules.has_line(us) {
                     PADDING_ENTRY
                 } else if rules.has_line(them) {
-                    Value::Loss(0).to_entry()
+                    Value::LOST.to_entry()
                 } else if mill_targets(rules, us, me.sector.wh) & !us & !them & all != 0 {
-                    Value::Win(1).to_entry()
+                    Value::LOST.back().to_entry()
                 } else {
                     0
                 }
             } else if me.mill_wins && mill_targets(rules, us, me.sector.wh) & !us & !them & all != 0 {
                 // A mill now takes the opponent down to two stones.
-                Value::Win(1).to_entry()
+                Value::LOST.back().to_entry()
             } else {
                 0
             };
@@ -248,7 +248,7 @@ impl Pair<'_> {
         // Children already marked `Win(1)` in phase 1a are left out of the
         // counter; they only raise the loss floor to 2.
         let threats =
-            if other.mill_wins || self.rules.line_wins { mill_targets(self.rules, them, other.sector.wh) } else { 0 };
+            if other.mill_wins || self.rules.line_wins() { mill_targets(self.rules, them, other.sector.wh) } else { 0 };
         let all = self.rules.board().all();
         // Placements without removal all leave `them` to move in one solved
         // sector: their slots share `them`'s orbit block there, so they are
@@ -280,14 +280,14 @@ impl Pair<'_> {
                 }
                 quiet += 1;
             } else if let Some((index, _, o, g)) =
-                placed.filter(|_| mv.from.is_none() && mv.removal.is_none() && !self.rules.line_wins)
+                placed.filter(|_| mv.from.is_none() && mv.removal.is_none() && !self.rules.line_wins())
             {
                 s.exits.push(index.index_with_orbit(o, g, mover));
             } else {
                 match self.exit_value::<PLACING>(side, us, them, mv) {
-                    Value::Loss(k) => best_win = Some(best_win.map_or(k + 1, |b| b.min(k + 1))),
+                    Value::Loss(k) => best_win = Some(best_win.map_or(k.get() + 1, |b| b.min(k.get() + 1))),
                     Value::Draw => blocks_loss = true,
-                    Value::Win(k) => deepest_win = deepest_win.max(k),
+                    Value::Win(k) => deepest_win = deepest_win.max(k.get()),
                 }
             }
         });
@@ -295,16 +295,16 @@ impl Pair<'_> {
             s.exits.sort_unstable();
             for &q in &s.exits {
                 match table.value(q) {
-                    Some(Value::Loss(k)) => best_win = Some(best_win.map_or(k + 1, |b| b.min(k + 1))),
+                    Some(Value::Loss(k)) => best_win = Some(best_win.map_or(k.get() + 1, |b| b.min(k.get() + 1))),
                     Some(Value::Draw) => blocks_loss = true,
-                    Some(Value::Win(k)) => deepest_win = deepest_win.max(k),
+                    Some(Value::Win(k)) => deepest_win = deepest_win.max(k.get()),
                     None => self.fault.store(true, Relaxed),
                 }
             }
         }
         if !any {
             // Blocked: lost, unless a full board is a draw under the rule set.
-            if self.rules.no_move_value(us, them) == Value::Loss(0) {
+            if self.rules.no_move_value(us, them) == Value::LOST {
                 s.claims.push(0, Self::item(side, slot));
             }
             return;
@@ -343,7 +343,7 @@ impl Pair<'_> {
         for_each_move(self.rules, us, them, hand, |mv, _| {
             if mv.removal.is_some() || mv.from.is_none() {
                 match self.exit_value::<true>(side, us, them, mv) {
-                    Value::Win(k) => floor = floor.max(k + 1),
+                    Value::Win(k) => floor = floor.max(k.get() + 1),
                     _ => self.fault.store(true, Relaxed),
                 }
             }
@@ -377,7 +377,7 @@ impl Pair<'_> {
             let cell = &pred.values[q as usize];
             match value {
                 Some(Value::Loss(_)) => {
-                    if cell.compare_exchange(0, Value::Win(d + 1).to_entry(), Relaxed, Relaxed).is_ok() {
+                    if cell.compare_exchange(0, Value::from_ply(d + 1).to_entry(), Relaxed, Relaxed).is_ok() {
                         s.next.push(Self::item(pred_side, q));
                     }
                 }
@@ -391,7 +391,7 @@ impl Pair<'_> {
                     } else if before == 1 {
                         let ply = (d + 1).max(self.capture_loss_floor(pred_side, q));
                         if ply == d + 1 {
-                            if cell.compare_exchange(0, Value::Loss(ply).to_entry(), Relaxed, Relaxed).is_ok() {
+                            if cell.compare_exchange(0, Value::from_ply(ply).to_entry(), Relaxed, Relaxed).is_ok() {
                                 s.next.push(Self::item(pred_side, q));
                             }
                         } else {
@@ -448,7 +448,7 @@ fn lasker_unmoves(
     let board = rules.board();
     let empty = board.all() & !us & !them;
     let flying = rules.flies(them.count_ones() + them_in_hand as u32);
-    let mills_remove = us != 0 || rules.line_wins;
+    let mills_remove = us != 0 || rules.line_wins();
     for to in morris_db::Points(them) {
         if mills_remove && board.closes_mill(them, to) {
             continue;
@@ -478,7 +478,7 @@ pub(crate) fn exit_sectors(rules: &RuleSet, sector: Sector) -> [Option<Sector>; 
     let room = (w as u32 + b as u32) < rules.board().len() as u32;
     let captures = (b > 0).then(|| Sector { w: b - 1, b: w, wh: bh, bh: wh });
     let placements = (wh > 0 && room).then(|| Sector { w: b, b: w + 1, wh: bh, bh: wh.saturating_sub(1) });
-    let placement_captures = (wh > 0 && room && b > 0 && !rules.line_wins).then(|| Sector {
+    let placement_captures = (wh > 0 && room && b > 0 && !rules.line_wins()).then(|| Sector {
         w: b.saturating_sub(1),
         b: w + 1,
         wh: bh,
@@ -531,7 +531,7 @@ pub(crate) fn solve_pair(
 ) -> Result<SolvedPair, SolveError> {
     let mirrored = sector.mirrored();
     let sectors = if mirrored == sector { vec![sector] } else { vec![sector, mirrored] };
-    if !sector.is_sliding() && !rules.lasker {
+    if !sector.is_sliding() && !rules.lasker() {
         return Err(SolveError::Internal {
             sector,
             detail: "a pair with stones in hand exists only under the Lasker rule".to_string(),

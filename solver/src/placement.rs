@@ -28,7 +28,7 @@ use crate::SolveError;
 /// no stone on the board after a move ([`RuleSet::sector_occurs`]: no
 /// position in them can arise, and no move leads into them).
 pub fn placement_sectors(rules: &RuleSet) -> Vec<Sector> {
-    if rules.lasker {
+    if rules.lasker() {
         let mut sectors = Vec::new();
         for s in lasker_pairs(rules) {
             sectors.push(s);
@@ -38,7 +38,7 @@ pub fn placement_sectors(rules: &RuleSet) -> Vec<Sector> {
         }
         return sectors;
     }
-    let n = rules.stones;
+    let n = rules.stones();
     let points = rules.board().len() as u8;
     let mut hands: Vec<(u8, u8)> = (1..=n).map(|k| (k, k)).chain((0..n).map(|k| (k + 1, k))).collect();
     hands.sort_by_key(|&(wh, bh)| (wh + bh, wh));
@@ -70,10 +70,10 @@ pub fn placement_sectors(rules: &RuleSet) -> Vec<Sector> {
 /// (hands `0 0`), so every move leaving a pair lands in one solved before.
 /// Empty without the Lasker rule.
 pub fn lasker_pairs(rules: &RuleSet) -> Vec<Sector> {
-    if !rules.lasker {
+    if !rules.lasker() {
         return Vec::new();
     }
-    let n = rules.stones;
+    let n = rules.stones();
     let points = rules.board().len() as u32;
     let mut pairs = Vec::new();
     for wh in 0..=n {
@@ -159,23 +159,23 @@ fn position_value(
     quiet: impl Fn(Bitboard) -> Option<Value>,
     capture: impl Fn(Point, Bitboard) -> Option<Value>,
 ) -> Option<u16> {
-    if rules.line_wins {
+    if rules.line_wins() {
         if rules.has_line(us) {
             return Some(PADDING_ENTRY);
         }
         if rules.has_line(them) {
-            return Some(Value::Loss(0).to_entry());
+            return Some(Value::LOST.to_entry());
         }
     }
-    let mut best_win: Option<u16> = None;
+    let mut best_win: Option<morris_db::Odd> = None;
     let mut draw = false;
-    let mut longest_loss = 0u16;
+    let mut longest_loss: Option<morris_db::Even> = None;
     let mut any = false;
     let mut missing = false;
     for_each_move(rules, us, them, sector.wh, |mv, after| {
         any = true;
         let victims = them & !mv.removals();
-        let child = if victims.count_ones() + sector.bh as u32 >= 3 && !(rules.line_wins && rules.has_line(after)) {
+        let child = if victims.count_ones() + sector.bh as u32 >= 3 && !(rules.line_wins() && rules.has_line(after)) {
             if mv.removal.is_none() {
                 quiet(after)
             } else if let (Some(r), 0) = (mv.removal, mv.extra_removals) {
@@ -193,12 +193,12 @@ fn position_value(
                 }
             }
         } else {
-            Some(Value::Loss(0))
+            Some(Value::LOST)
         };
         match child.map(Value::back) {
             Some(Value::Win(n)) => best_win = Some(best_win.map_or(n, |b| b.min(n))),
             Some(Value::Draw) => draw = true,
-            Some(Value::Loss(n)) => longest_loss = longest_loss.max(n),
+            Some(Value::Loss(n)) => longest_loss = Some(longest_loss.map_or(n, |m| m.max(n))),
             None => missing = true,
         }
     });
@@ -212,7 +212,7 @@ fn position_value(
     } else if draw {
         Value::Draw
     } else {
-        Value::Loss(longest_loss)
+        longest_loss.map_or(Value::LOST, Value::Loss)
     };
     Some(value.to_entry())
 }
@@ -311,7 +311,7 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
             let base = (orbit * block) as u64;
             index.for_each_in_orbit(orbit, |slot, us, them| {
                 let e = by_them_entries[by_them.index(them, us) as usize];
-                let padding = rules.line_wins && rules.has_line(us);
+                let padding = rules.line_wins() && rules.has_line(us);
                 unvisited += (e == PADDING_ENTRY && !padding) as usize;
                 chunk[(slot - base) as usize] = e;
             });

@@ -130,7 +130,7 @@ pub fn units(rules: &RuleSet, max_stones: u32, placement: bool) -> Vec<Unit> {
         .map(|(w, b)| Unit::pair(UnitKind::Sliding, Sector::sliding(w, b)))
         .collect();
     if placement {
-        if rules.lasker {
+        if rules.lasker() {
             units.extend(lasker_pairs(rules).into_iter().map(|s| Unit::pair(UnitKind::Lasker, s)));
         } else {
             units.extend(

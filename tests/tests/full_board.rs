@@ -81,7 +81,7 @@ fn reference_value(
             // White is to move on the full board (Black placed last).
             FullBoardOutcome::WhiteLoses => {
                 assert!(white);
-                Value::Loss(0)
+                Value::LOST
             }
         };
     }
@@ -167,6 +167,7 @@ fn a_full_board_is_a_draw_or_lost_by_white_as_the_rule_says() {
     // The rule decides games: Black's last placement that fills the board
     // draws under one rule and wins under the other.
     assert_eq!(draw.len(), white_loses.len());
-    let decided = draw.iter().zip(&white_loses).filter(|(d, w)| **d == Value::Draw && **w == Value::Win(1)).count();
+    let decided =
+        draw.iter().zip(&white_loses).filter(|(d, w)| **d == Value::Draw && **w == Value::win(1).unwrap()).count();
     assert!(decided > 1000, "{decided} positions decided by the rule");
 }

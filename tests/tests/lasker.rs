@@ -111,7 +111,7 @@ fn positions_with_stones_in_hand_are_probed_with_moves_and_placements() {
         if best.iter().all(|(m, _)| m.from.is_none()) {
             placement_only += 1;
         }
-        if let Value::Win(n) | Value::Loss(n) = value {
+        if let Some(n) = value.plies() {
             if lines < 200 && n >= 3 {
                 lines += 1;
                 let line = db.principal_line(&pos, 1000).unwrap();

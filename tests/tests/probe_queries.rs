@@ -72,9 +72,8 @@ fn check_position(db: &Database, pos: &Position) -> Result<(), String> {
         || children.iter().map(|(m, v)| format!("{} {v:?}", m.notation(board))).collect::<Vec<_>>().join(", ");
     match value {
         Value::Win(n) => {
-            if n % 2 != 1 {
-                return Err(format!("{text}: Win({n}) with an even distance"));
-            }
+            // (An odd distance is kept by the type.)
+            let n = n.get();
             let (best, best_value) = db
                 .best_move(pos)
                 .map_err(|e| format!("{text}: best_move failed: {e}"))?
@@ -85,7 +84,7 @@ fn check_position(db: &Database, pos: &Position) -> Result<(), String> {
             let after = pos.play_unchecked(best);
             let after_value =
                 db.value(&after).map_err(|e| format!("{text}: probing after the best move failed: {e}"))?;
-            if after_value != Value::Loss(n - 1) {
+            if Value::loss(n - 1) != Some(after_value) {
                 return Err(format!(
                     "{text}: Win({n}), but the best move {} leads to {} valued {after_value:?}, not Loss({})",
                     best.notation(board),
@@ -102,24 +101,23 @@ fn check_position(db: &Database, pos: &Position) -> Result<(), String> {
                     ));
                 }
             }
-            if let Some((m, v)) = children.iter().find(|(_, v)| matches!(v, Value::Loss(k) if *k + 1 < n)) {
+            if let Some((m, v)) = children.iter().find(|(_, v)| matches!(v, Value::Loss(k) if k.get() + 1 < n)) {
                 return Err(format!("{text}: Win({n}), but {} leads to {v:?}, a faster win", m.notation(board)));
             }
         }
-        Value::Loss(0) => {
+        Value::LOST => {
             if !moves.is_empty() {
                 return Err(format!("{text}: Loss(0) but the side to move has moves: {}", describe()));
             }
         }
         Value::Loss(n) => {
-            if n % 2 != 0 {
-                return Err(format!("{text}: Loss({n}) with an odd distance"));
-            }
+            // (An even distance is kept by the type.)
+            let n = n.get();
             if moves.is_empty() {
                 return Err(format!("{text}: Loss({n}) but no legal move"));
             }
-            let all_wins_in_time = children.iter().all(|(_, v)| matches!(v, Value::Win(m) if *m < n));
-            let one_exact = children.iter().any(|(_, v)| *v == Value::Win(n - 1));
+            let all_wins_in_time = children.iter().all(|(_, v)| matches!(v, Value::Win(m) if m.get() < n));
+            let one_exact = children.iter().any(|(_, v)| Value::win(n - 1) == Some(*v));
             if !all_wins_in_time || !one_exact {
                 return Err(format!("{text}: Loss({n}), but the moves lead to: {}", describe()));
             }
@@ -290,7 +288,7 @@ fn positions_after_the_end_of_the_game_are_refused_by_every_query() {
 fn a_side_to_move_with_two_stones_has_lost() {
     let db = &fixture().db;
     let pos = Position::parse("W:a1,a4 B:a7,d7,g7 w", rules().board()).unwrap();
-    assert_eq!(db.value(&pos).unwrap(), Value::Loss(0));
+    assert_eq!(db.value(&pos).unwrap(), Value::LOST);
     assert!(db.analyze(&pos).unwrap().is_empty());
     assert_eq!(db.best_move(&pos).unwrap(), None);
 }

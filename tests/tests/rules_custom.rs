@@ -114,7 +114,7 @@ fn sliding_phase_solves_where_it_is_defined() {
         // White to move closes a mill on a three-stone Black: a win in 1.
         let text = if rules.board().len() == 24 { "W:a7,d7,g4,a1 B:b6,d2,f4 w" } else { "W:b6,d6,f4,b2 B:d2,e4,c3 w" };
         let pos = Position::parse(text, rules.board()).unwrap();
-        assert_eq!(db.value(&pos).unwrap(), Value::Win(1), "{preset}");
+        assert_eq!(db.value(&pos).unwrap(), Value::win(1).unwrap(), "{preset}");
     }
     // A custom rule set where stones in mills may always be removed.
     let always =

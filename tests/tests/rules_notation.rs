@@ -51,7 +51,7 @@ proptest! {
         hands in (0u8..13, 0u8..13),
     ) {
         let r = rules(preset);
-        let p = position_from(&owners, black_to_move, hands, r.stones, r.lasker);
+        let p = position_from(&owners, black_to_move, hands, r.stones(), r.lasker());
         p.validate(&r).unwrap();
         let fen = p.to_fen(&r).unwrap();
         let back = Position::from_fen(&fen, r.board()).unwrap();
@@ -87,7 +87,7 @@ proptest! {
 fn sanmill_start_positions_parse_to_ours() {
     for preset in FEN_PRESETS {
         let r = rules(preset);
-        let n = r.stones;
+        let n = r.stones();
         // As Sanmill writes it today (node ids, `-1` for no last mill, the
         // `ids:nodes` token), and as older versions wrote it (phase ready or
         // placing), with and without their further fields.

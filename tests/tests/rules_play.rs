@@ -165,7 +165,7 @@ fn a_blocked_side_loses() {
     assert!(p.legal_moves(&nine).is_empty());
     assert_eq!(p.outcome(&nine), Some(Outcome::Loss(Color::White)));
     assert_eq!(p.perft(&nine, 1), 0);
-    assert_eq!(nine.no_move_value(p.us(), p.them()), Value::Loss(0));
+    assert_eq!(nine.no_move_value(p.us(), p.them()), Value::LOST);
     // Blocked in Three Men's Morris too: without diagonals White a1, a2, b1
     // has only b2, a3 and c1 to go to, all Black.
     let nodiag = rules("three-nodiagonal");
@@ -198,7 +198,7 @@ fn full_board_in_twelve_and_morabaraba() {
         assert_eq!(p.perft(&r, 2), 0);
         let expected = match outcome {
             Outcome::Draw => (NoMoveOutcome::Draw, Value::Draw, None),
-            Outcome::Loss(_) => (NoMoveOutcome::WhiteLoses, Value::Loss(0), Some(Color::White)),
+            Outcome::Loss(_) => (NoMoveOutcome::WhiteLoses, Value::LOST, Some(Color::White)),
         };
         assert_eq!(
             (r.no_move_outcome(full.us(), full.them()), r.no_move_value(full.us(), full.them()), full.loser(&r)),

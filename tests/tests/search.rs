@@ -30,7 +30,7 @@ fn wdl(v: Value) -> i8 {
 fn table_value(db: &Database, pos: &Position) -> Option<Value> {
     match db.value(pos) {
         Ok(v) => Some(v),
-        Err(ProbeError::Unreachable(_)) if db.rules().line_wins && db.rules().has_line(pos.us()) => None,
+        Err(ProbeError::Unreachable(_)) if db.rules().line_wins() && db.rules().has_line(pos.us()) => None,
         Err(e) => panic!("{}: {e}", pos.to_text(db.rules().board())),
     }
 }

@@ -36,7 +36,7 @@ fn reached_sectors(game: &RefGame) -> (HashSet<Sector>, usize) {
 
 fn check(rules: RuleSet, game: RefGame) {
     let (reached, positions) = reached_sectors(&game);
-    let n = rules.stones;
+    let n = rules.stones();
     let start = Sector { w: 0, b: 0, wh: n, bh: n };
     assert!(reached.contains(&start), "{}: the start is reached", rules.name());
     for s in &reached {
@@ -47,7 +47,7 @@ fn check(rules: RuleSet, game: RefGame) {
     let solved: HashSet<Sector> = placement_sectors(&rules).into_iter().collect();
     for s in &reached {
         let over = s.w + s.wh < 3 || s.b + s.bh < 3;
-        if s.wh + s.bh > 0 && !over && !rules.line_wins {
+        if s.wh + s.bh > 0 && !over && !rules.line_wins() {
             assert!(solved.contains(s), "{}: reached sector {s} is not solved", rules.name());
         }
     }
@@ -58,13 +58,13 @@ fn check(rules: RuleSet, game: RefGame) {
 
 /// Every placement sector by counts alone (the list before skipping).
 fn all_placement_sectors(rules: &RuleSet) -> impl Iterator<Item = Sector> + '_ {
-    let n = rules.stones;
+    let n = rules.stones();
     let points = rules.board().len() as u8;
     (0..=n).flat_map(move |wh| {
         (0..=n).flat_map(move |bh| {
             (0..=n - wh).flat_map(move |w| {
                 (0..=n - bh).map(move |b| Sector { w, b, wh, bh }).filter(move |s| {
-                    let hands_fit = rules.lasker || s.wh == s.bh || s.wh == s.bh + 1;
+                    let hands_fit = rules.lasker() || s.wh == s.bh || s.wh == s.bh + 1;
                     s.wh + s.bh > 0 && hands_fit && s.w + s.wh >= 3 && s.b + s.bh >= 3 && s.w + s.b <= points
                 })
             })

@@ -128,9 +128,9 @@ fn changed_value_is_caught(sector: Sector, pick: impl Fn(Value) -> bool, to: imp
 fn a_longer_win_is_caught() {
     changed_value_is_caught(
         Sector::sliding(3, 4),
-        |v| matches!(v, Value::Win(n) if n >= 3),
+        |v| matches!(v, Value::Win(n) if n.get() >= 3),
         |v| match v {
-            Value::Win(n) => Value::Win(n + 2),
+            Value::Win(n) => Value::win(n.get() + 2).unwrap(),
             v => v,
         },
     );
@@ -140,9 +140,9 @@ fn a_longer_win_is_caught() {
 fn a_shorter_win_is_caught() {
     changed_value_is_caught(
         Sector::sliding(3, 4),
-        |v| matches!(v, Value::Win(n) if n >= 3),
+        |v| matches!(v, Value::Win(n) if n.get() >= 3),
         |v| match v {
-            Value::Win(n) => Value::Win(n - 2),
+            Value::Win(n) => Value::win(n.get() - 2).unwrap(),
             v => v,
         },
     );
@@ -155,21 +155,21 @@ fn a_win_made_a_draw_is_caught() {
 
 #[test]
 fn a_draw_made_a_win_is_caught() {
-    changed_value_is_caught(Sector::sliding(4, 3), |v| v == Value::Draw, |_| Value::Win(5));
+    changed_value_is_caught(Sector::sliding(4, 3), |v| v == Value::Draw, |_| Value::win(5).unwrap());
 }
 
 #[test]
 fn a_draw_made_a_loss_is_caught() {
-    changed_value_is_caught(Sector::sliding(3, 3), |v| v == Value::Draw, |_| Value::Loss(0));
+    changed_value_is_caught(Sector::sliding(3, 3), |v| v == Value::Draw, |_| Value::LOST);
 }
 
 #[test]
 fn a_longer_loss_is_caught() {
     changed_value_is_caught(
         Sector::sliding(4, 3),
-        |v| matches!(v, Value::Loss(n) if n >= 2),
+        |v| matches!(v, Value::Loss(n) if n.get() >= 2),
         |v| match v {
-            Value::Loss(n) => Value::Loss(n + 2),
+            Value::Loss(n) => Value::loss(n.get() + 2).unwrap(),
             v => v,
         },
     );
@@ -184,7 +184,7 @@ fn a_loss_made_a_draw_is_caught() {
 fn a_win_made_a_blocked_loss_is_caught() {
     // No position of 3-3, 3-4 or 4-3 is blocked (a side with 3 stones
     // flies, and 3 stones cannot block 4), so `Loss(0)` is always wrong.
-    changed_value_is_caught(Sector::sliding(3, 3), |v| matches!(v, Value::Win(_)), |_| Value::Loss(0));
+    changed_value_is_caught(Sector::sliding(3, 3), |v| matches!(v, Value::Win(_)), |_| Value::LOST);
 }
 
 #[test]
@@ -192,7 +192,7 @@ fn a_flipped_payload_bit_is_reported_with_its_position() {
     let dir = copy_of_db();
     let sector = Sector::sliding(3, 4);
     let e = entries(dir.path(), sector);
-    let slot = find(&e, |v| matches!(v, Value::Win(n) if n >= 3));
+    let slot = find(&e, |v| matches!(v, Value::Win(n) if n.get() >= 3));
     let path = table_path(dir.path(), &nine(), sector);
     let mut bytes = fs::read(&path).unwrap();
     bytes[HEADER_SIZE + 2 * slot] ^= 2; // Win(n) becomes Win(n +- 2)
@@ -280,7 +280,7 @@ fn one_thread_and_two_threads_find_the_same_faults() {
     let wins: Vec<usize> = (0..e.len()).filter(|&s| matches!(Value::from_entry(e[s]), Some(Value::Win(_)))).collect();
     for (k, &slot) in wins.iter().step_by(wins.len() / 8).enumerate() {
         if let Some(Value::Win(n)) = Value::from_entry(e[slot]) {
-            e[slot] = Value::Win(n + 2 * (k as u16 + 1)).to_entry();
+            e[slot] = Value::win(n.get() + 2 * (k as u16 + 1)).unwrap().to_entry();
         }
     }
     rewrite(dir.path(), sector, &e);
@@ -355,7 +355,7 @@ fn whole_games_with_placement_and_lines_pass() {
             drop(t);
             let slot = e.iter().position(|&x| Value::from_entry(x).is_some()).unwrap();
             let old = Value::from_entry(e[slot]).unwrap();
-            let new = if old == Value::Draw { Value::Win(3) } else { Value::Draw };
+            let new = if old == Value::Draw { Value::win(3).unwrap() } else { Value::Draw };
             e[slot] = new.to_entry();
             let header = TableHeader::for_entries(&rules, sector, &e);
             write_table(&table_path(dir.path(), &rules, sector), &header, &e).unwrap();

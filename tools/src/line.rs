@@ -37,10 +37,7 @@ pub fn run(args: LineArgs) -> anyhow::Result<ExitCode> {
     let rules = db.rules();
     let board = rules.board();
     let value = db.value(&pos)?;
-    let plies = args.plies.unwrap_or(match value {
-        Value::Win(n) | Value::Loss(n) => n as usize,
-        Value::Draw => DRAW_PLIES,
-    });
+    let plies = args.plies.unwrap_or(value.plies().map_or(DRAW_PLIES, usize::from));
     let line = db.principal_line(&pos, plies)?;
     writeln!(out, "position: {}  value: {value:?}", pos.to_text(board))?;
     let mut current = pos;

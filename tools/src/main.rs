@@ -10,6 +10,7 @@ mod compare;
 mod compress;
 mod export;
 mod line;
+mod longest;
 mod output;
 mod perft;
 mod plan;

@@ -8,9 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use morris_db::store::NamedRules;
+use morris_db::store::{NamedRules, StoredTable};
 use morris_db::{Sector, Store, Table, TableHeader};
 
+use crate::longest::{longest_wins, Candidate};
 use crate::DbArg;
 
 /// Output formats of `morris stats`.
@@ -37,6 +38,12 @@ pub struct StatsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
+    /// In place of the per-table rows: the N positions with the longest win
+    /// over every table (sliding and placement), longest first, each with
+    /// its sector, DTM, position and Sanmill FEN (ties: rule set, sector,
+    /// slot). Reads only the tables whose longest win can enter the list.
+    #[arg(long, value_name = "N", value_parser = crate::number::<usize>(1..=100_000))]
+    longest: Option<usize>,
 }
 
 struct Row {
@@ -48,15 +55,22 @@ struct Row {
 /// custom rule set's name gives its preset (so the board and the sector's
 /// size) and the first digits of its fingerprint ([`NamedRules`]).
 fn check(path: &Path, name: &str, sector: Sector) -> anyhow::Result<TableHeader> {
-    let table = Table::open_unchecked(path)?;
+    let table = open_checked_header(path, name, sector)?;
     table.verify_checksum()?;
+    Ok(table.header().clone())
+}
+
+/// Opens a table file and checks its header as [`check`] does, all but the
+/// payload checksum (a full read).
+fn open_checked_header(path: &Path, name: &str, sector: Sector) -> anyhow::Result<Table> {
+    let table = Table::open_unchecked(path)?;
     let named =
         NamedRules::parse(name).with_context(|| format!("{}: file name names no known rule set", path.display()))?;
     let rules = &named.preset;
     let len = rules.sector_index(sector).with_context(|| format!("{}: the file name's sector", path.display()))?.len();
     if named.fingerprint_prefix.is_none() {
         table.check(rules, sector, len)?;
-        return Ok(table.header().clone());
+        return Ok(table);
     }
     let h = table.header();
     if !named.matches(&h.rules_name, h.rules_fingerprint) {
@@ -75,7 +89,7 @@ fn check(path: &Path, name: &str, sector: Sector) -> anyhow::Result<TableHeader>
             h.entry_count
         );
     }
-    Ok(h.clone())
+    Ok(table)
 }
 
 /// Checks the compressed twin of a table that passed: it must pass the same
@@ -114,6 +128,9 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
     }
     if tables.is_empty() {
         anyhow::bail!("{} holds no table (no `.mtb` or `.mtz` file)", dir.display());
+    }
+    if let Some(n) = args.longest {
+        return longest(&tables, n, args.format, &mut out);
     }
     let mut rows = Vec::new();
     let mut failed = 0;
@@ -215,6 +232,77 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
             crate::plural(tables.len() as u64, "table", "tables")
         );
         return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `morris stats --longest N`: every table's header checked, the tables
+/// that can hold one of the `n` longest wins read (payload checksum first),
+/// the list printed in `format`.
+fn longest(tables: &[StoredTable], n: usize, format: Format, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+    let mut candidates = Vec::new();
+    for t in tables {
+        let table = open_checked_header(&t.path, &t.rules_name, t.sector)?;
+        let rules = NamedRules::parse(&t.rules_name)?.preset;
+        candidates.push(Candidate { stored: t, table, rules });
+    }
+    let total = candidates.len();
+    let found = longest_wins(candidates, n, |t| Ok(t.verify_checksum()?))?;
+    let board_of = |name: &str| NamedRules::parse(name).map(|r| r.preset);
+    let mut rows = Vec::new();
+    for (rank, w) in found.wins.iter().enumerate() {
+        let rules = board_of(&w.rules_name)?;
+        let text = w.position.to_text(rules.board());
+        let fen = w.position.to_fen(&rules).ok();
+        rows.push((rank + 1, w, text, fen));
+    }
+    match format {
+        Format::Csv => {
+            writeln!(out, "rank,rules,sector,dtm,position,fen")?;
+            for (rank, w, text, fen) in &rows {
+                writeln!(
+                    out,
+                    "{rank},{},{},{},\"{text}\",{}",
+                    w.rules_name,
+                    w.sector,
+                    w.dtm,
+                    fen.as_deref().unwrap_or("")
+                )?;
+            }
+        }
+        Format::Json => {
+            let list: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|(rank, w, text, fen)| {
+                    serde_json::json!({
+                        "rank": rank,
+                        "rules": w.rules_name,
+                        "sector": w.sector.to_string(),
+                        "slot": w.slot,
+                        "dtm": w.dtm,
+                        "position": text,
+                        "fen": fen,
+                    })
+                })
+                .collect();
+            writeln!(out, "{}", serde_json::to_string_pretty(&list)?)?;
+        }
+        Format::Table => {
+            writeln!(out, "{:>4} {:<10} {:<9} {:>5}  position / FEN", "rank", "rules", "sector", "dtm")?;
+            for (rank, w, text, fen) in &rows {
+                writeln!(out, "{rank:>4} {:<10} {:<9} {:>5}  {text}", w.rules_name, w.sector.to_string(), w.dtm)?;
+                if let Some(fen) = fen {
+                    writeln!(out, "{:>32}{fen}", "")?;
+                }
+            }
+            writeln!(
+                out,
+                "{} of the longest wins, from {} read of {}; each position is the canonical representative of its symmetry class (replay it with `morris line`)",
+                crate::plural(rows.len() as u64, "position", "positions"),
+                crate::plural(found.scanned.len() as u64, "table", "tables"),
+                total
+            )?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

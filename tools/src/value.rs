@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use morris_db::Position;
+use morris_db::{Position, Store, Table, Value};
 use morris_probe::Database;
 use morris_solver::{solve_all_with, SolveEvent};
 
@@ -36,6 +36,39 @@ pub struct ValueArgs {
     /// No progress bars.
     #[arg(long, short)]
     quiet: bool,
+    /// Output format: `text`, or `csv`, one row of `results/values.csv`:
+    /// `rules,start,first_moves,positions,tables,solve_s,verify_s` (first
+    /// moves up to symmetry as `b2=Win(9);a1=Draw;...`, best first, ties by
+    /// name; positions and tables summed over the rule set's tables in the
+    /// directory; the two times as given by `--solve-s` and `--verify-s`).
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// With `--format csv`: the solve's time in seconds, as measured
+    /// outside (e.g. by `/usr/bin/time`); empty when not given.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    solve_s: Option<String>,
+    /// With `--format csv`: the time of `morris verify` in seconds, as
+    /// measured outside; empty when not given.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    verify_s: Option<String>,
+}
+
+/// The parser of `--solve-s` and `--verify-s`: a number of seconds from 0
+/// to 10^9 (decimals allowed), kept as written.
+fn seconds(text: &str) -> Result<String, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && (0.0..=1e9).contains(&s) && !text.starts_with('+') => Ok(text.to_string()),
+        _ => Err(format!("`{text}` is not a number of seconds from 0 to 1000000000")),
+    }
+}
+
+/// Output formats of `morris value`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// The value and the first moves in words.
+    Text,
+    /// One CSV row with a header line (see `--format`).
+    Csv,
 }
 
 /// Solves estimated to take longer than this (seconds) need `--yes` or an
@@ -92,11 +125,45 @@ pub fn run(args: ValueArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open(dir, rules.clone())?;
     let start = Position::start(&rules);
     let value = db.value(&start)?;
+    let representatives = start.legal_moves_up_to_symmetry(&rules);
+    let mut moves: Vec<(String, Value)> = db
+        .analyze(&start)?
+        .into_iter()
+        .filter(|(mv, _)| representatives.contains(mv))
+        .map(|(mv, v)| (mv.notation(rules.board()), v))
+        .collect();
+    moves.sort_by(|(a, va), (b, vb)| Value::best_first(va, vb).then_with(|| a.cmp(b)));
+    if args.format == Format::Csv {
+        let (positions, tables) = size(dir, rules.name())?;
+        let first: Vec<String> = moves.iter().map(|(mv, v)| format!("{mv}={v:?}")).collect();
+        let opt = |s: &Option<String>| s.clone().unwrap_or_default();
+        writeln!(out, "rules,start,first_moves,positions,tables,solve_s,verify_s")?;
+        writeln!(
+            out,
+            "{},{value:?},{},{positions},{tables},{},{}",
+            rules.name(),
+            first.join(";"),
+            opt(&args.solve_s),
+            opt(&args.verify_s)
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
     writeln!(out, "rule set {}: start position `{}`: {value:?}", rules.name(), start.to_text(rules.board()))?;
     writeln!(out, "first moves (up to symmetry, best first):")?;
-    let representatives = start.legal_moves_up_to_symmetry(&rules);
-    for (mv, v) in db.analyze(&start)?.into_iter().filter(|(mv, _)| representatives.contains(mv)) {
-        writeln!(out, "  {:<8} {v:?}", mv.notation(rules.board()))?;
+    for (mv, v) in moves {
+        writeln!(out, "  {mv:<8} {v:?}")?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Canonical positions and tables of rule set `name` in `dir`, from the
+/// tables' headers (each checked as it is opened).
+fn size(dir: &std::path::Path, name: &str) -> anyhow::Result<(u64, u64)> {
+    let tables = Store::new(dir).tables().with_context(|| format!("cannot read {}", dir.display()))?;
+    let (mut positions, mut count) = (0, 0);
+    for t in tables.iter().filter(|t| t.rules_name == name) {
+        positions += Table::open_unchecked(&t.path)?.header().canonical_positions;
+        count += 1;
+    }
+    Ok((positions, count))
 }

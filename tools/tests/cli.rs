@@ -393,7 +393,7 @@ fn a_won_position() -> (String, u16) {
         .filter_map(|slot| index.position(slot))
         .map(|(us, them)| Position::from_relative(us, them, Color::White, 0, 0))
         .find_map(|p| match db.value(&p).unwrap() {
-            morris_db::Value::Win(n) if n >= 5 => Some((p.to_text(rules.board()), n)),
+            morris_db::Value::Win(n) if n.get() >= 5 => Some((p.to_text(rules.board()), n.get())),
             _ => None,
         })
         .expect("a 3-3 win in 5 or more")

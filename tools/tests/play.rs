@@ -48,7 +48,7 @@ fn play(args: &[&str], stdin: &str) -> String {
 #[test]
 fn you_win_by_playing_the_winning_capture() {
     let rules = rules();
-    let pos = position_with(4, 3, Value::Win(1));
+    let pos = position_with(4, 3, Value::win(1).unwrap());
     let text = pos.to_text(rules.board());
     let db = Database::open(db7(), rules.clone()).unwrap();
     let (best, _) = db.best_move(&pos).unwrap().unwrap();
@@ -70,7 +70,7 @@ fn you_win_by_playing_the_winning_capture() {
 #[test]
 fn an_illegal_move_is_answered_with_the_legal_moves() {
     let rules = rules();
-    let pos = position_with(4, 3, Value::Win(1));
+    let pos = position_with(4, 3, Value::win(1).unwrap());
     let text = pos.to_text(rules.board());
     // A slide from an empty point: readable, but not legal.
     let empty = rules.board().all() & !pos.white & !pos.black;
@@ -87,7 +87,7 @@ fn an_illegal_move_is_answered_with_the_legal_moves() {
 fn the_program_wins_a_lost_position() {
     // Every move of White leads to a win in one for Black.
     let rules = rules();
-    let pos = position_with(3, 3, Value::Loss(2));
+    let pos = position_with(3, 3, Value::loss(2).unwrap());
     let text = pos.to_text(rules.board());
     let first = pos.legal_moves(&rules)[0].notation(rules.board());
     let out = play(&["--from", &text], &format!("{first}\n"));

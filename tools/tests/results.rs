@@ -17,6 +17,21 @@
 //!   the project's oracle notes); the empty board a draw (Gasser 1996);
 //! - `morris stats --format csv` of a fresh solve of the sectors with at
 //!   most 8 stones prints exactly the committed rows of those sectors.
+//!
+//! And the results of the small rule sets solved completely
+//! (`results/small.sh`: `results/<name>-{sliding,placement,longest}.csv`,
+//! `results/values.csv`):
+//!
+//! - every row of `values.csv` has as many positions and tables as its
+//!   rule set's stats files; `nine` a draw with every first move a draw
+//!   (Gasser 1996), `three` a win for White by the centre only (Wikipedia,
+//!   "Three men's morris");
+//! - every longest-win list is sorted, starts with the longest win of its
+//!   stats files, names sectors that hold such a win, and writes positions
+//!   of those sectors (the FEN, where there is one, the same position);
+//! - a fresh solve of `three` and `six` prints exactly the committed rows
+//!   (stats, longest wins, the value row but its times), and every listed
+//!   position replays with `morris line` as a won line of exactly its DTM.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -255,4 +270,194 @@ fn a_fresh_solve_prints_the_committed_rows() {
         .collect();
     assert_eq!(committed.len(), 7);
     assert_eq!(String::from_utf8(stats.stdout).unwrap(), committed.join("\n") + "\n");
+}
+
+// ---------------------------------------------------------------------------
+// The small rule sets: values.csv and the longest wins
+
+use morris_db::store::NamedRules;
+use morris_db::Position;
+
+const VALUES_HEADER: &str = "rules,start,first_moves,positions,tables,solve_s,verify_s";
+const LONGEST_HEADER: &str = "rank,rules,sector,dtm,position,fen";
+
+fn results_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../results")
+}
+
+/// The lines of a committed file.
+fn committed(name: &str) -> Vec<String> {
+    let path = results_dir().join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines().map(str::to_string).collect()
+}
+
+/// The fields of a CSV line; a field in double quotes may hold commas.
+fn fields(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(String::new()),
+            c => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
+/// The stats rows of one file prefix (`six`, `lasker-6`): sector, positions
+/// and longest win of each, and the rule set's name the rows carry.
+fn stats_rows(prefix: &str) -> (String, Vec<(String, u64, Option<u32>)>) {
+    let mut name = None;
+    let mut rows = Vec::new();
+    for part in ["sliding", "placement"] {
+        let lines = committed(&format!("{prefix}-{part}.csv"));
+        assert_eq!(lines[0], HEADER, "{prefix}-{part}.csv");
+        for line in &lines[1..] {
+            let f = fields(line);
+            assert_eq!(f.len(), 8, "{line}");
+            assert_eq!(f[0].split('-').count(), if part == "sliding" { 2 } else { 4 }, "{prefix}-{part}.csv: {line}");
+            assert_eq!(*name.get_or_insert_with(|| f[7].clone()), f[7], "{line}");
+            rows.push((f[0].clone(), f[1].parse().unwrap(), (!f[5].is_empty()).then(|| f[5].parse().unwrap())));
+        }
+    }
+    (name.expect("stats rows"), rows)
+}
+
+/// The file prefixes of the committed longest-win lists.
+fn longest_prefixes() -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(results_dir())
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().into_string().ok()?.strip_suffix("-longest.csv").map(str::to_string))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn values_csv_agrees_with_the_stats_files_and_the_published_values() {
+    let lines = committed("values.csv");
+    assert_eq!(lines[0], VALUES_HEADER);
+    let mut by_name = std::collections::BTreeMap::new();
+    for prefix in longest_prefixes().into_iter().chain(["nine".to_string()]) {
+        let (name, rows) = stats_rows(&prefix);
+        by_name.insert(name, rows);
+    }
+    let mut seen = BTreeSet::new();
+    for line in &lines[1..] {
+        let f = fields(line);
+        assert_eq!(f.len(), 7, "{line}");
+        assert!(seen.insert(f[0].clone()), "one row per rule set: {line}");
+        let rows = by_name.get(&f[0]).unwrap_or_else(|| panic!("no stats files for {line}"));
+        assert_eq!(f[3].parse::<u64>().unwrap(), rows.iter().map(|r| r.1).sum::<u64>(), "positions: {line}");
+        assert_eq!(f[4].parse::<usize>().unwrap(), rows.len(), "tables: {line}");
+        for t in [&f[5], &f[6]] {
+            assert!(t.is_empty() || t.parse::<f64>().is_ok_and(|s| s >= 0.0), "{line}");
+        }
+        let moves: Vec<(&str, &str)> = f[2].split(';').map(|m| m.split_once('=').expect("move=value")).collect();
+        match f[0].as_str() {
+            // Gasser 1996: a draw; every first move draws (a1, a4, b2, b4
+            // up to symmetry).
+            "nine" => {
+                assert_eq!(f[1], "Draw", "{line}");
+                assert_eq!(moves, [("a1", "Draw"), ("a4", "Draw"), ("b2", "Draw"), ("b4", "Draw")], "{line}");
+            }
+            // White wins, and only by opening in the centre.
+            "three" => {
+                assert!(f[1].starts_with("Win("), "{line}");
+                let wins: Vec<&str> = moves.iter().filter(|(_, v)| v.starts_with("Win(")).map(|(m, _)| *m).collect();
+                assert_eq!(wins, ["b2"], "{line}");
+            }
+            _ => {}
+        }
+    }
+    assert!(seen.contains("nine") && seen.contains("three"), "{lines:?}");
+}
+
+#[test]
+fn longest_wins_agree_with_the_stats_files() {
+    let prefixes = longest_prefixes();
+    assert!(prefixes.iter().any(|p| p == "three") && prefixes.iter().any(|p| p == "six"), "{prefixes:?}");
+    for prefix in prefixes {
+        let (name, rows) = stats_rows(&prefix);
+        let rules = NamedRules::parse(&name).unwrap().preset;
+        let lines = committed(&format!("{prefix}-longest.csv"));
+        assert_eq!(lines[0], LONGEST_HEADER, "{prefix}");
+        assert_eq!(lines.len(), 11, "{prefix}: the top 10");
+        let longest = rows.iter().filter_map(|r| r.2).max().unwrap();
+        let mut previous = u32::MAX;
+        for (i, line) in lines[1..].iter().enumerate() {
+            let f = fields(line);
+            assert_eq!(f.len(), 6, "{line}");
+            assert_eq!(f[0], (i + 1).to_string(), "{line}");
+            assert_eq!(f[1], name, "{line}");
+            let dtm: u32 = f[3].parse().unwrap();
+            assert!(dtm % 2 == 1 && dtm <= previous, "{prefix}: sorted, odd: {line}");
+            if i == 0 {
+                assert_eq!(dtm, longest, "{prefix}: the first is the longest win of any table");
+            }
+            previous = dtm;
+            let row = rows.iter().find(|r| r.0 == f[2]).unwrap_or_else(|| panic!("{prefix}: no sector {line}"));
+            assert!(row.2.is_some_and(|m| m >= dtm), "{prefix}: the sector holds no such win: {line}");
+            let pos = Position::parse(&f[4], rules.board()).unwrap_or_else(|e| panic!("{line}: {e}"));
+            pos.validate(&rules).unwrap();
+            assert_eq!(pos.sector().to_string(), f[2], "{line}");
+            if rules.board().len() == 24 {
+                assert_eq!(Position::from_fen(&f[5], rules.board()).unwrap(), pos, "{line}");
+            } else {
+                assert!(f[5].is_empty(), "no FEN off the 24-point board: {line}");
+            }
+        }
+    }
+}
+
+/// `morris` with `args`, which must succeed; its standard output.
+fn morris_ok(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_morris")).args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_fresh_solve_of_three_and_six_prints_the_committed_results_and_every_longest_win_replays() {
+    for name in ["three", "six"] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().to_str().unwrap();
+        morris_ok(&["solve", "--rules", name, "--phase", "all", "-q", "--db", db]);
+        let stats = morris_ok(&["stats", "--format", "csv", "--db", db]);
+        let mut expected = committed(&format!("{name}-sliding.csv"));
+        expected.extend(committed(&format!("{name}-placement.csv")).into_iter().skip(1));
+        let mut got: Vec<String> = stats.lines().map(str::to_string).collect();
+        got[1..].sort();
+        expected[1..].sort();
+        assert_eq!(got, expected, "{name}: stats");
+
+        let longest = morris_ok(&["stats", "--longest", "10", "--format", "csv", "--db", db]);
+        assert_eq!(longest.lines().collect::<Vec<_>>(), committed(&format!("{name}-longest.csv")), "{name}");
+
+        let value = morris_ok(&["value", "--rules", name, "--db", db, "--no-solve", "--format", "csv"]);
+        let row = value.lines().nth(1).unwrap();
+        let ours = committed("values.csv").into_iter().find(|l| l.starts_with(&format!("{name},"))).unwrap();
+        assert_eq!(fields(row)[..5], fields(&ours)[..5], "{name}: values.csv");
+
+        for line in longest.lines().skip(1) {
+            let f = fields(line);
+            let dtm: usize = f[3].parse().unwrap();
+            let out = morris_ok(&["line", "--rules", name, "--db", db, &f[4]]);
+            let plies = out
+                .lines()
+                .filter(|l| l.trim_start().split('.').next().is_some_and(|n| n.parse::<usize>().is_ok()))
+                .count();
+            assert_eq!(plies, dtm, "{name}: {line}\n{out}");
+            assert!(out.contains(&format!("value: Win({dtm})")), "{out}");
+            assert!(out.trim_end().lines().last().unwrap().contains(&format!("wins in {dtm} plies:")), "{out}");
+            // The FEN names the same position.
+            if !f[5].is_empty() {
+                assert!(
+                    morris_ok(&["line", "--rules", name, "--db", db, "--fen", &f[5]]).contains(&format!("Win({dtm})"))
+                );
+            }
+        }
+    }
 }

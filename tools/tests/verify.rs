@@ -59,9 +59,9 @@ fn verify_passes_on_a_solved_database() {
 #[test]
 fn verify_names_a_changed_value() {
     let dir = copy_of_db7();
-    let (pos, old) = position_where(3, 4, |v| matches!(v, Value::Win(n) if n >= 3));
+    let (pos, old) = position_where(3, 4, |v| matches!(v, Value::Win(n) if n.get() >= 3));
     let Value::Win(n) = old else { unreachable!() };
-    let new = Value::Win(n + 2);
+    let new = Value::win(n.get() + 2).unwrap();
     // Rewrite the table with the one value changed and checksums to match.
     let rules = nine();
     let sector = Sector::sliding(3, 4);
@@ -137,8 +137,8 @@ fn plies(out: &str) -> Vec<&str> {
 
 #[test]
 fn line_of_a_win_goes_to_the_end() {
-    let (pos, value) = position_where(3, 3, |v| matches!(v, Value::Win(n) if n >= 7));
-    let Value::Win(n) = value else { unreachable!() };
+    let (pos, value) = position_where(3, 3, |v| matches!(v, Value::Win(n) if n.get() >= 7));
+    let Some(n) = value.plies() else { unreachable!() };
     let text = pos.to_text(nine().board());
     let out = ok(&["line", "--db", s(db7()), &text]);
     assert!(out.starts_with(&format!("position: {text}  value: Win({n})")), "{out}");

@@ -38,7 +38,8 @@ use morris_db::rules::FullBoardOutcome;
 use morris_db::table::table_path;
 use morris_db::value::PADDING_ENTRY;
 use morris_db::{
-    Bitboard, Color, Move, Position, RuleSet, Sector, SectorError, SectorIndex, Store, Table, TableError, Value,
+    Bitboard, Color, Even, Move, Odd, Position, RuleSet, Sector, SectorError, SectorIndex, Store, Table, TableError,
+    Value,
 };
 use rayon::prelude::*;
 
@@ -281,7 +282,7 @@ impl Verifier {
         if sector.wh > 0 {
             steps.push((sector.w + 1, sector.wh - 1));
         }
-        if sector.wh == 0 || self.rules.lasker {
+        if sector.wh == 0 || self.rules.lasker() {
             steps.push((sector.w, sector.wh));
         }
         for (w_after, wh_after) in steps {
@@ -392,7 +393,7 @@ impl Verifier {
             let position =
                 || Position::from_relative(us, them, Color::White, sector.wh, sector.bh).to_text(self.rules.board());
             let board = self.rules.board();
-            if self.rules.line_wins && self.rules.has_line(us) {
+            if self.rules.line_wins() && self.rules.has_line(us) {
                 // The side to move has a line: not a position of a game
                 // (a line ends it), stored as padding.
                 if let Some(v) = table.value(slot) {
@@ -417,11 +418,11 @@ impl Verifier {
             match stored {
                 Value::Win(n) => {
                     t.wins += 1;
-                    t.max_win = t.max_win.max(n as u32);
+                    t.max_win = t.max_win.max(u32::from(n));
                 }
                 Value::Loss(n) => {
                     t.losses += 1;
-                    t.max_loss = t.max_loss.max(n as u32);
+                    t.max_loss = t.max_loss.max(u32::from(n));
                 }
                 Value::Draw => t.draws += 1,
             }
@@ -467,7 +468,7 @@ impl Verifier {
         entries: &mut Vec<u16>,
     ) -> Option<Value> {
         let rules = &self.rules;
-        if rules.line_wins || us.count_ones() + (sector.wh as u32) < 3 {
+        if rules.line_wins() || us.count_ones() + (sector.wh as u32) < 3 {
             return None;
         }
         slots.clear();
@@ -522,11 +523,11 @@ impl Verifier {
             return None;
         }
         if immediate_win {
-            return Some(Value::Win(1));
+            return Some(Value::LOST.back());
         }
         if !any {
             let full = us | them == rules.board().all();
-            return Some(if full && rules.full_board == FullBoardOutcome::Draw { Value::Draw } else { Value::Loss(0) });
+            return Some(if full && rules.full_board() == FullBoardOutcome::Draw { Value::Draw } else { Value::LOST });
         }
         // Independent loads, issued back to back.
         for &(ti, slot) in slots.iter() {
@@ -535,20 +536,29 @@ impl Verifier {
             };
             entries.push(*table.get(slot)?);
         }
-        let (mut shortest_loss, mut longest_win, mut draw) = (u16::MAX, None::<u16>, false);
+        let (mut shortest_loss, mut longest_win, mut draw) = (None::<Value>, None::<Value>, false);
         for &e in entries.iter() {
-            match Value::from_entry(e)? {
-                Value::Loss(n) => shortest_loss = shortest_loss.min(n),
-                Value::Win(n) => longest_win = Some(longest_win.map_or(n, |m| m.max(n))),
+            let v = Value::from_entry(e)?;
+            match v {
+                Value::Loss(n) => {
+                    if !matches!(shortest_loss, Some(Value::Loss(m)) if m <= n) {
+                        shortest_loss = Some(v);
+                    }
+                }
+                Value::Win(n) => {
+                    if !matches!(longest_win, Some(Value::Win(m)) if m >= n) {
+                        longest_win = Some(v);
+                    }
+                }
                 Value::Draw => draw = true,
             }
         }
-        Some(if shortest_loss != u16::MAX {
-            Value::Win(shortest_loss + 1)
+        Some(if let Some(loss) = shortest_loss {
+            loss.back()
         } else if draw {
             Value::Draw
         } else {
-            Value::Loss(longest_win? + 1)
+            longest_win?.back()
         })
     }
 
@@ -558,12 +568,12 @@ impl Verifier {
         let rules = &self.rules;
         let board = rules.board();
         let has_line = |set: Bitboard| rules.has_line(set);
-        if us.count_ones() + (sector.wh as u32) < 3 || (rules.line_wins && has_line(them)) {
-            return Ok(Derived { value: Value::Loss(0), witness: None });
+        if us.count_ones() + (sector.wh as u32) < 3 || (rules.line_wins() && has_line(them)) {
+            return Ok(Derived { value: Value::LOST, witness: None });
         }
-        let mut shortest_loss: Option<(Move, u16)> = None;
+        let mut shortest_loss: Option<(Move, Even)> = None;
         let mut draw: Option<Move> = None;
-        let mut longest_win: Option<(Move, u16)> = None;
+        let mut longest_win: Option<(Move, Odd)> = None;
         let mut problem: Option<String> = None;
         // The opponent's orbit is shared by every move that removes nothing.
         // (Its orbit table depends only on its stone count.)
@@ -571,8 +581,8 @@ impl Verifier {
         for_each_move(rules, us, them, sector.wh, |mv, _| {
             let (mover, victim) = apply_move(us, them, mv);
             let mover_hand = sector.wh - u8::from(mv.from.is_none());
-            let child = if victim.count_ones() + (sector.bh as u32) < 3 || (rules.line_wins && has_line(mover)) {
-                Value::Loss(0)
+            let child = if victim.count_ones() + (sector.bh as u32) < 3 || (rules.line_wins() && has_line(mover)) {
+                Value::LOST
             } else {
                 let cs =
                     Sector { w: victim.count_ones() as u8, b: mover.count_ones() as u8, wh: sector.bh, bh: mover_hand };
@@ -627,20 +637,20 @@ impl Verifier {
             }
         });
         // A win in one needs no table; anything else needs every successor.
-        if let Some(p) = problem.filter(|_| !matches!(shortest_loss, Some((_, 0)))) {
+        if let Some(p) = problem.filter(|_| !matches!(shortest_loss, Some((_, n)) if n.get() == 0)) {
             return Err(p);
         }
         Ok(if let Some((mv, n)) = shortest_loss {
-            Derived { value: Value::Win(n + 1), witness: Some((mv, Value::Loss(n))) }
+            Derived { value: Value::Loss(n).back(), witness: Some((mv, Value::Loss(n))) }
         } else if let Some(mv) = draw {
             Derived { value: Value::Draw, witness: Some((mv, Value::Draw)) }
         } else if let Some((mv, n)) = longest_win {
-            Derived { value: Value::Loss(n + 1), witness: Some((mv, Value::Win(n))) }
+            Derived { value: Value::Win(n).back(), witness: Some((mv, Value::Win(n))) }
         } else {
             // No legal move: lost, unless a full board is a draw.
             let full = us | them == board.all();
             Derived {
-                value: if full && rules.full_board == FullBoardOutcome::Draw { Value::Draw } else { Value::Loss(0) },
+                value: if full && rules.full_board() == FullBoardOutcome::Draw { Value::Draw } else { Value::LOST },
                 witness: None,
             }
         })

@@ -107,8 +107,8 @@ impl Clocks {
     /// the placement phase outside Lasker Morris; the first possible number
     /// after it).
     pub fn estimate(pos: &Position, rules: &RuleSet) -> Clocks {
-        let placed = (rules.stones.saturating_sub(pos.white_in_hand) as u32)
-            + (rules.stones.saturating_sub(pos.black_in_hand) as u32);
+        let placed = (rules.stones().saturating_sub(pos.white_in_hand) as u32)
+            + (rules.stones().saturating_sub(pos.black_in_hand) as u32);
         let full_move = 1 + (placed.saturating_sub(u32::from(pos.side_to_move == Color::Black))) / 2;
         Clocks { half_move: 0, full_move }
     }

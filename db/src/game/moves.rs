@@ -141,7 +141,7 @@ impl WrittenMove {
 /// allows removal from mills).
 #[inline]
 pub fn removable(rules: &RuleSet, them: Bitboard) -> Bitboard {
-    if rules.remove_from_mills_always {
+    if rules.remove_from_mills_always() {
         return them;
     }
     let free = them & !rules.board().stones_in_mills(them);
@@ -173,14 +173,14 @@ pub fn generate_moves(rules: &RuleSet, us: Bitboard, them: Bitboard, us_in_hand:
 /// need no move list.
 #[inline]
 pub fn for_each_move(rules: &RuleSet, us: Bitboard, them: Bitboard, us_in_hand: u8, mut f: impl FnMut(Move, Bitboard)) {
-    if rules.remove_per_mill {
+    if rules.remove_per_mill() {
         // Kept out of the usual path, which the solver runs hot.
         for_each_move_per_mill(rules, us, them, us_in_hand, f);
         return;
     }
     let board = rules.board();
     // Mills remove only if the opponent has a stone and lines do not win.
-    let removes = them != 0 && !rules.line_wins;
+    let removes = them != 0 && !rules.line_wins();
     let mut removable_cache: Option<Bitboard> = None;
     for_each_step(rules, us, them, us_in_hand, |from, to, after| {
         if removes && board.closes_mill(after, to) {
@@ -206,7 +206,7 @@ fn for_each_move_per_mill(
     mut f: impl FnMut(Move, Bitboard),
 ) {
     let board = rules.board();
-    let removes = them != 0 && !rules.line_wins;
+    let removes = them != 0 && !rules.line_wins();
     for_each_step(rules, us, them, us_in_hand, |from, to, after| {
         let closed = if removes { board.mills_through(to).iter().filter(|&&m| after & m == m).count() } else { 0 };
         if closed == 0 {
@@ -237,7 +237,7 @@ fn for_each_step(
         for to in Points(empty) {
             push(None, to, us | (1 << to));
         }
-        if !rules.lasker {
+        if !rules.lasker() {
             return;
         }
     }
@@ -442,7 +442,7 @@ fn decided_why(
     if theirs < 3 {
         return Some((false, EndReason::FewerThanThree(theirs)));
     }
-    if rules.line_wins {
+    if rules.line_wins() {
         // The opponent's line was made by the move just played; a line of
         // the side to move (only in a position set up by hand) ended the
         // game before.
@@ -464,8 +464,8 @@ impl Position {
             white: 0,
             black: 0,
             side_to_move: Color::White,
-            white_in_hand: rules.stones,
-            black_in_hand: rules.stones,
+            white_in_hand: rules.stones(),
+            black_in_hand: rules.stones(),
         }
     }
 
@@ -593,7 +593,7 @@ impl Position {
                 }
             }
             Some(from) => {
-                if hand > 0 && !rules.lasker {
+                if hand > 0 && !rules.lasker() {
                     return format!(
                         "{me} still has {hand} stone{} in hand and must place (write the point only, e.g. `{}`)",
                         if hand == 1 { "" } else { "s" },
@@ -611,7 +611,7 @@ impl Position {
         if let Some(from) = w.from {
             let total = us.count_ones() + hand as u32;
             if !rules.flies(total) && board.adjacent(from) & (1 << w.to) == 0 {
-                let why = if rules.flying {
+                let why = if rules.flying() {
                     format!("{me} has {total} stones and flies only with 3")
                 } else {
                     format!("rule set `{}` has no flying", rules.name())
@@ -625,7 +625,7 @@ impl Position {
             return "it is not among the legal moves".to_string();
         };
         let needed = first.removals().count_ones() as usize;
-        if rules.line_wins && !w.removals.is_empty() {
+        if rules.line_wins() && !w.removals.is_empty() {
             return format!("rule set `{}` removes no stones (a line wins)", rules.name());
         }
         if needed == 0 && !w.removals.is_empty() {

@@ -253,24 +253,24 @@ impl Position {
             [(Color::White, self.white, self.white_in_hand), (Color::Black, self.black, self.black_in_hand)]
         {
             let on_board = stones.count_ones();
-            if stones & !rules.board().all() != 0 || on_board + hand as u32 > rules.stones as u32 {
+            if stones & !rules.board().all() != 0 || on_board + hand as u32 > rules.stones() as u32 {
                 return Err(PositionError::TooManyStones {
                     color,
                     on_board,
                     in_hand: hand,
-                    max: rules.stones,
+                    max: rules.stones(),
                     rules: rules.name().to_string(),
                 });
             }
         }
         let (wh, bh) = (self.white_in_hand, self.black_in_hand);
-        if !rules.lasker && (wh, bh) != (0, 0) {
+        if !rules.lasker() && (wh, bh) != (0, 0) {
             let fine = match self.side_to_move {
                 Color::White => wh == bh,
                 Color::Black => bh == wh.wrapping_add(1),
             };
             let why = (!fine).then(|| {
-                let (pw, pb) = (rules.stones.saturating_sub(wh), rules.stones.saturating_sub(bh));
+                let (pw, pb) = (rules.stones().saturating_sub(wh), rules.stones().saturating_sub(bh));
                 format!(
                     "White has placed {pw} stone{} and Black {pb}, yet it is {}'s turn",
                     if pw == 1 { "" } else { "s" },

@@ -101,11 +101,11 @@ pub fn preset_of_short_name(short: &str) -> Option<&'static str> {
 
 /// A rule set: a board and the parameters of play.
 ///
-/// Make one with [`RuleSet::preset`] or [`RuleSet::custom`]; the parameter
-/// fields are public for reading. A rule set changed by hand after it was
-/// made keeps its name but not its fingerprint, so its tables are refused
-/// under the old name: change parameters through [`RuleSet::with_overrides`]
-/// instead, which names the result.
+/// Make one with [`RuleSet::preset`] or [`RuleSet::custom`] (a preset with
+/// [`Overrides`], checked); change parameters only through
+/// [`RuleSet::with_overrides`], which checks and names the result. The
+/// parameters are private and read through accessors, so a rule set's name
+/// and fingerprint always describe its parameters.
 #[derive(Debug, Clone)]
 pub struct RuleSet {
     name: String,
@@ -113,21 +113,13 @@ pub struct RuleSet {
     board_kind: BoardKind,
     board: Arc<Board>,
     indexer: Arc<Indexer>,
-    /// Stones each player starts with in hand.
-    pub stones: u8,
-    /// Whether a player with exactly 3 stones (board plus hand) may fly.
-    pub flying: bool,
-    /// Whether closing two mills at once removes two stones (else one).
-    pub remove_per_mill: bool,
-    /// Whether a stone in a mill may always be removed (else only when all
-    /// the opponent's stones are in mills).
-    pub remove_from_mills_always: bool,
-    /// Outcome of a full board at the end of placement.
-    pub full_board: FullBoardOutcome,
-    /// Lasker rule: a player with stones in hand may move instead of placing.
-    pub lasker: bool,
-    /// Three Men's Morris: a line of three wins at once, nothing is removed.
-    pub line_wins: bool,
+    stones: u8,
+    flying: bool,
+    remove_per_mill: bool,
+    remove_from_mills_always: bool,
+    full_board: FullBoardOutcome,
+    lasker: bool,
+    line_wins: bool,
 }
 
 /// A name given to [`RuleSet::preset`] that is not a preset.
@@ -328,6 +320,50 @@ impl RuleSet {
         self.name == self.preset
     }
 
+    /// Stones each player starts with in hand.
+    #[inline]
+    pub fn stones(&self) -> u8 {
+        self.stones
+    }
+
+    /// Whether a player with exactly 3 stones (board plus hand) may fly
+    /// (see [`RuleSet::flies`]).
+    #[inline]
+    pub fn flying(&self) -> bool {
+        self.flying
+    }
+
+    /// Whether closing two mills at once removes two stones (else one).
+    #[inline]
+    pub fn remove_per_mill(&self) -> bool {
+        self.remove_per_mill
+    }
+
+    /// Whether a stone in a mill may always be removed (else only when all
+    /// the opponent's stones are in mills).
+    #[inline]
+    pub fn remove_from_mills_always(&self) -> bool {
+        self.remove_from_mills_always
+    }
+
+    /// Outcome of a full board at the end of placement.
+    #[inline]
+    pub fn full_board(&self) -> FullBoardOutcome {
+        self.full_board
+    }
+
+    /// Lasker rule: a player with stones in hand may move instead of placing.
+    #[inline]
+    pub fn lasker(&self) -> bool {
+        self.lasker
+    }
+
+    /// Three Men's Morris: a line of three wins at once, nothing is removed.
+    #[inline]
+    pub fn line_wins(&self) -> bool {
+        self.line_wins
+    }
+
     /// The board.
     pub fn board(&self) -> &Board {
         &self.board
@@ -445,7 +481,7 @@ impl RuleSet {
     pub fn no_move_value(&self, us: Bitboard, them: Bitboard) -> Value {
         match self.no_move_outcome(us, them) {
             NoMoveOutcome::Draw => Value::Draw,
-            _ => Value::Loss(0),
+            _ => Value::LOST,
         }
     }
 

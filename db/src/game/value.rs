@@ -16,15 +16,88 @@ use std::cmp::Ordering;
 use std::fmt;
 
 /// The game-theoretic value of a position for the side to move.
+///
+/// A win's distance is odd and a loss's even (the winner makes the last
+/// move). The distances are [`Odd`] and [`Even`], which only this crate
+/// makes, so a `Value` built elsewhere comes from the checked constructors
+/// ([`Value::win`], [`Value::loss`]), from [`Value::from_ply`] (which picks
+/// the side by parity), from [`Value::LOST`] and [`Value::back`], or from a
+/// table entry. Matching works as usual: `Value::Win(n)` binds `n`, read with
+/// `n.get()`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Value {
     /// Win in this many plies (odd).
-    Win(u16),
+    Win(Odd),
     /// Loss in this many plies (even).
-    Loss(u16),
+    Loss(Even),
     /// Draw.
     Draw,
 }
+
+/// Defines a distance of one parity, made only in this crate.
+macro_rules! plies {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(u16);
+
+        /// The bare number, so that a value debugs as `Win(15)`.
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(&self.0, f)
+            }
+        }
+
+        impl $name {
+            /// The number of plies.
+            #[inline]
+            pub const fn get(self) -> u16 {
+                self.0
+            }
+        }
+
+        impl From<$name> for u16 {
+            fn from(p: $name) -> u16 {
+                p.0
+            }
+        }
+
+        impl From<$name> for u32 {
+            fn from(p: $name) -> u32 {
+                p.0.into()
+            }
+        }
+
+        impl From<$name> for u64 {
+            fn from(p: $name) -> u64 {
+                p.0.into()
+            }
+        }
+
+        impl From<$name> for usize {
+            fn from(p: $name) -> usize {
+                p.0.into()
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    };
+}
+
+plies!(
+    /// The distance of a [`Value::Win`]: an odd number of plies, at most
+    /// [`MAX_DTM`] when it comes from a table. Read with `get`.
+    Odd
+);
+plies!(
+    /// The distance of a [`Value::Loss`]: an even number of plies, at most
+    /// [`MAX_DTM`] when it comes from a table. Read with `get`.
+    Even
+);
 
 /// Table entry of a slot that is not a canonical position.
 pub const PADDING_ENTRY: u16 = 0xFFFF;
@@ -34,13 +107,18 @@ pub const DRAW_ENTRY: u16 = 0;
 pub const MAX_DTM: u16 = 0xFFFD;
 
 impl Value {
+    /// `Loss(0)`: the side to move has lost (it is blocked or has fewer than
+    /// three stones). [`Value::back`] of it is `Win(1)`, a move that wins at
+    /// once.
+    pub const LOST: Value = Value::Loss(Even(0));
+
     /// The value with DTM `ply`: `Win(ply)` when odd, `Loss(ply)` when even.
     #[inline]
     pub fn from_ply(ply: u16) -> Value {
         if ply % 2 == 1 {
-            Value::Win(ply)
+            Value::Win(Odd(ply))
         } else {
-            Value::Loss(ply)
+            Value::Loss(Even(ply))
         }
     }
 
@@ -49,14 +127,14 @@ impl Value {
     /// a win from a number read from outside.
     #[inline]
     pub fn win(plies: u16) -> Option<Value> {
-        (plies % 2 == 1 && plies <= MAX_DTM).then_some(Value::Win(plies))
+        (plies % 2 == 1 && plies <= MAX_DTM).then_some(Value::Win(Odd(plies)))
     }
 
     /// A loss in `plies` plies: `None` unless `plies` is even (the loser is
     /// to move at the end) and at most [`MAX_DTM`].
     #[inline]
     pub fn loss(plies: u16) -> Option<Value> {
-        (plies % 2 != 1 && plies <= MAX_DTM).then_some(Value::Loss(plies))
+        (plies % 2 != 1 && plies <= MAX_DTM).then_some(Value::Loss(Even(plies)))
     }
 
     /// Decodes a table entry; `None` for the padding entry.
@@ -65,10 +143,7 @@ impl Value {
         match entry {
             DRAW_ENTRY => Some(Value::Draw),
             PADDING_ENTRY => None,
-            e => {
-                let n = e - 1;
-                Some(if n % 2 == 1 { Value::Win(n) } else { Value::Loss(n) })
-            }
+            e => Some(Value::from_ply(e - 1)),
         }
     }
 
@@ -77,7 +152,16 @@ impl Value {
     pub fn to_entry(self) -> u16 {
         match self {
             Value::Draw => DRAW_ENTRY,
-            Value::Win(n) | Value::Loss(n) => n + 1,
+            Value::Win(Odd(n)) | Value::Loss(Even(n)) => n + 1,
+        }
+    }
+
+    /// The distance to mate in plies, `None` for a draw.
+    #[inline]
+    pub fn plies(self) -> Option<u16> {
+        match self {
+            Value::Draw => None,
+            Value::Win(Odd(n)) | Value::Loss(Even(n)) => Some(n),
         }
     }
 
@@ -87,8 +171,8 @@ impl Value {
     #[inline]
     pub fn back(self) -> Value {
         match self {
-            Value::Win(n) => Value::Loss(n + 1),
-            Value::Loss(n) => Value::Win(n + 1),
+            Value::Win(n) => Value::Loss(Even(n.0 + 1)),
+            Value::Loss(n) => Value::Win(Odd(n.0 + 1)),
             Value::Draw => Value::Draw,
         }
     }
@@ -98,9 +182,9 @@ impl Value {
     pub fn best_first(a: &Value, b: &Value) -> Ordering {
         fn key(v: &Value) -> (u8, i32) {
             match *v {
-                Value::Win(n) => (0, n as i32),
+                Value::Win(n) => (0, n.0 as i32),
                 Value::Draw => (1, 0),
-                Value::Loss(n) => (2, -(n as i32)),
+                Value::Loss(n) => (2, -(n.0 as i32)),
             }
         }
         key(a).cmp(&key(b))
@@ -123,16 +207,22 @@ mod tests {
 
     #[test]
     fn checked_constructors_keep_wins_odd_and_losses_even() {
-        assert_eq!(Value::win(25), Some(Value::Win(25)));
+        assert_eq!(Value::win(25), Some(Value::win(25).unwrap()));
         assert_eq!(Value::win(24), None);
-        assert_eq!(Value::loss(0), Some(Value::Loss(0)));
+        assert_eq!(Value::loss(0), Some(Value::loss(0).unwrap()));
         assert_eq!(Value::loss(7), None);
         assert_eq!(Value::win(u16::MAX), None);
     }
 
     #[test]
     fn entries_round_trip() {
-        for v in [Value::Draw, Value::Loss(0), Value::Win(1), Value::Loss(26), Value::Win(4095)] {
+        for v in [
+            Value::Draw,
+            Value::loss(0).unwrap(),
+            Value::win(1).unwrap(),
+            Value::loss(26).unwrap(),
+            Value::win(4095).unwrap(),
+        ] {
             assert_eq!(Value::from_entry(v.to_entry()), Some(v));
         }
         assert_eq!(Value::from_entry(PADDING_ENTRY), None);
@@ -140,8 +230,23 @@ mod tests {
 
     #[test]
     fn best_first_order() {
-        let mut v = vec![Value::Loss(2), Value::Draw, Value::Win(5), Value::Loss(8), Value::Win(1)];
+        let mut v = vec![
+            Value::loss(2).unwrap(),
+            Value::Draw,
+            Value::win(5).unwrap(),
+            Value::loss(8).unwrap(),
+            Value::win(1).unwrap(),
+        ];
         v.sort_by(Value::best_first);
-        assert_eq!(v, [Value::Win(1), Value::Win(5), Value::Draw, Value::Loss(8), Value::Loss(2)]);
+        assert_eq!(
+            v,
+            [
+                Value::win(1).unwrap(),
+                Value::win(5).unwrap(),
+                Value::Draw,
+                Value::loss(8).unwrap(),
+                Value::loss(2).unwrap()
+            ]
+        );
     }
 }

@@ -178,11 +178,11 @@ impl TableHeader {
                 Some(Value::Draw) => h.draws += 1,
                 Some(Value::Win(n)) => {
                     h.wins += 1;
-                    h.max_win = h.max_win.max(n as u32);
+                    h.max_win = h.max_win.max(u32::from(n));
                 }
                 Some(Value::Loss(n)) => {
                     h.losses += 1;
-                    h.max_loss = h.max_loss.max(n as u32);
+                    h.max_loss = h.max_loss.max(u32::from(n));
                 }
             }
         }
@@ -461,7 +461,7 @@ mod tests {
         write_table(&path, &header, &entries).unwrap();
         let t = Table::open(dir.path(), &rules, sector, 5).unwrap();
         t.verify_checksum().unwrap();
-        assert_eq!(t.value(4), Some(Value::Loss(26)));
+        assert_eq!(t.value(4), Some(Value::loss(26).unwrap()));
         assert_eq!(t.value(3), None);
         drop(t);
 

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Solves completely the rule sets small enough for a few minutes of CPU and
+# writes their committed results (README, "Results"):
+#
+#   results/<name>-sliding.csv    morris stats --format csv, sliding sectors
+#   results/<name>-placement.csv  morris stats --format csv, placement sectors
+#   results/<name>-longest.csv    morris stats --longest 10 --format csv
+#   results/values.csv            one row per rule set: morris value --format csv
+#                                 with the wall seconds of `solve --phase all`
+#                                 and of `verify` (/usr/bin/time)
+#
+# Rows of values.csv for other rule sets (nine) are kept as they are.
+# Run from the repository root after `cargo build --release`:
+#
+#   results/small.sh                      # all of them
+#   results/small.sh six "lasker-5:--rules lasker --stones 5"
+#
+# Each argument is NAME or NAME:OPTIONS (the file name, then the rule-set
+# options). Scratch databases go to $SCRATCH (default
+# /tmp/morris-results) and are deleted when done.
+set -eu
+
+morris=${MORRIS:-target/release/morris}
+scratch=${SCRATCH:-/tmp/morris-results}
+values=results/values.csv
+header=rules,start,first_moves,positions,tables,solve_s,verify_s
+
+if [ $# -eq 0 ]; then
+    set -- three three-nodiagonal six six-flying "lasker-5:--rules lasker --stones 5"
+fi
+[ -x "$morris" ] || { echo "$morris: not found; run cargo build --release first" >&2; exit 1; }
+[ -f "$values" ] || echo "$header" > "$values"
+mkdir -p "$scratch"
+
+for spec in "$@"; do
+    name=${spec%%:*}
+    case $spec in
+        *:*) options=${spec#*:} ;;
+        *) options="--rules $name" ;;
+    esac
+    db=$scratch/$name
+    rm -rf "$db"
+    # shellcheck disable=SC2086 # the options are words
+    /usr/bin/time -f %e -o "$scratch/solve.s" "$morris" solve --phase all $options --db "$db" -q
+    # shellcheck disable=SC2086
+    /usr/bin/time -f %e -o "$scratch/verify.s" "$morris" verify $options --db "$db" -q > "$scratch/verify.out"
+    # shellcheck disable=SC2086
+    "$morris" stats --format csv --db "$db" > "$scratch/stats.csv"
+    head -1 "$scratch/stats.csv" > "results/$name-sliding.csv"
+    head -1 "$scratch/stats.csv" > "results/$name-placement.csv"
+    # Sliding sectors are named w-b, placement sectors w-b-wh-bh.
+    awk -F, 'NR > 1 && split($1, s, "-") == 2' "$scratch/stats.csv" >> "results/$name-sliding.csv"
+    awk -F, 'NR > 1 && split($1, s, "-") == 4' "$scratch/stats.csv" >> "results/$name-placement.csv"
+    "$morris" stats --longest 10 --format csv --db "$db" > "results/$name-longest.csv"
+    # shellcheck disable=SC2086
+    row=$("$morris" value $options --db "$db" --no-solve --format csv \
+        --solve-s "$(tail -1 "$scratch/solve.s")" --verify-s "$(tail -1 "$scratch/verify.s")" | tail -1)
+    rules=${row%%,*}
+    { echo "$header"; grep -v -e "^$header\$" -e "^$rules," "$values" || true; echo "$row"; } > "$values.new"
+    mv "$values.new" "$values"
+    rm -rf "$db"
+    echo "$row"
+done
+rm -f "$scratch/solve.s" "$scratch/verify.s" "$scratch/verify.out" "$scratch/stats.csv"
