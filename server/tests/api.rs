@@ -280,7 +280,7 @@ fn a_full_board_ends_the_game_as_the_rule_says() {
     let before = "W:b6,f6,f2,b2,c5,e5,e3,c3 B:d6,f4,d2,b4,d5,e4,d3 b 0 1";
     for (outcome, winner, full_value, last_move) in [
         (FullBoardOutcome::Draw, Json::Null, Value::Draw, Value::Draw),
-        (FullBoardOutcome::WhiteLoses, Json::from("black"), Value::Loss(0), Value::Win(1)),
+        (FullBoardOutcome::WhiteLoses, Json::from("black"), Value::LOST, Value::from_ply(1)),
     ] {
         let rules = RuleSet::custom(
             "six",

@@ -785,7 +785,7 @@ fn positions_with_stones_in_hand_cover_the_rules_about_mills() {
         black += (side == Color::Black) as u32;
         let pos = Position::from_relative(pair.to_db(p.us), pair.to_db(p.them), side, p.us_hand, p.them_hand);
         let moves = pos.legal_moves(rules);
-        if rules.lasker && moves.iter().any(|m| m.from.is_none()) && moves.iter().any(|m| m.from.is_some()) {
+        if rules.lasker() && moves.iter().any(|m| m.from.is_none()) && moves.iter().any(|m| m.from.is_some()) {
             lasker_both += 1;
         }
         let mills = rules.board().mills();
