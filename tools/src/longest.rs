@@ -210,6 +210,7 @@ fn scan(c: &Candidate<'_>, n: usize, floor: u16) -> Vec<LongWin> {
             let end = ((k + 1) * CHUNK_SLOTS).min(slots);
             for slot in k * CHUNK_SLOTS..end {
                 let Some(Value::Win(dtm)) = c.table.value(slot) else { continue };
+                let dtm = dtm.get();
                 if dtm < floor.max(top.threshold()) {
                     continue;
                 }

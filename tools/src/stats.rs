@@ -297,10 +297,10 @@ fn longest(tables: &[StoredTable], n: usize, format: Format, out: &mut impl Writ
             }
             writeln!(
                 out,
-                "{} of the longest wins, from {} read of {}; each position is the canonical representative of its symmetry class (replay it with `morris line`)",
+                "{} with the longest wins ({} of {} read); each position is the canonical representative of its symmetry class (replay it with `morris line`)",
                 crate::plural(rows.len() as u64, "position", "positions"),
-                crate::plural(found.scanned.len() as u64, "table", "tables"),
-                total
+                found.scanned.len(),
+                crate::plural(total as u64, "table", "tables"),
             )?;
         }
     }

@@ -32,6 +32,8 @@
 //! - a fresh solve of `three` and `six` prints exactly the committed rows
 //!   (stats, longest wins, the value row but its times), and every listed
 //!   position replays with `morris line` as a won line of exactly its DTM.
+//! - `stats --longest` in words shows what the CSV shows, and a table it
+//!   reads that is damaged is named with the checksum that failed.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -435,6 +437,20 @@ fn a_fresh_solve_of_three_and_six_prints_the_committed_results_and_every_longest
 
         let longest = morris_ok(&["stats", "--longest", "10", "--format", "csv", "--db", db]);
         assert_eq!(longest.lines().collect::<Vec<_>>(), committed(&format!("{name}-longest.csv")), "{name}");
+        // The DTMs listed are the 10 longest wins of all slots of all
+        // tables, read here one by one (no header, no pruning).
+        let mut all = Vec::new();
+        for t in morris_db::Store::new(dir.path()).tables().unwrap() {
+            let table = morris_db::Table::open_unchecked(&t.path).unwrap();
+            for slot in 0..table.header().entry_count {
+                if let Some(morris_db::Value::Win(n)) = table.value(slot) {
+                    all.push(u32::from(n.get()));
+                }
+            }
+        }
+        all.sort_unstable_by(|a, b| b.cmp(a));
+        let listed: Vec<u32> = longest.lines().skip(1).map(|l| fields(l)[3].parse().unwrap()).collect();
+        assert_eq!(listed, all[..10], "{name}");
 
         let value = morris_ok(&["value", "--rules", name, "--db", db, "--no-solve", "--format", "csv"]);
         let row = value.lines().nth(1).unwrap();
@@ -460,4 +476,33 @@ fn a_fresh_solve_of_three_and_six_prints_the_committed_results_and_every_longest
             }
         }
     }
+}
+
+#[test]
+fn the_longest_wins_in_words_and_a_damaged_table_read_for_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().to_str().unwrap();
+    morris_ok(&["solve", "--rules", "three", "--phase", "all", "-q", "--db", db]);
+    let csv = morris_ok(&["stats", "--longest", "2", "--format", "csv", "--db", db]);
+    let text = morris_ok(&["stats", "--longest", "2", "--db", db]);
+    for line in csv.lines().skip(1) {
+        let f = fields(line);
+        let shown = text.lines().find(|l| l.contains(&f[4])).unwrap_or_else(|| panic!("{line} not in\n{text}"));
+        assert_eq!(shown.split_whitespace().take(4).collect::<Vec<_>>(), [&f[0], &f[1], &f[2], &f[3]], "{text}");
+    }
+    assert!(text.contains("canonical representative"), "{text}");
+
+    // 3-3 holds the longest win of `three`, so it is read: a changed
+    // entry is found by its checksum, and nothing is listed.
+    let table = dir.path().join("three_3_3_0_0.mtb");
+    let mut bytes = std::fs::read(&table).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x40;
+    std::fs::write(&table, bytes).unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_morris")).args(["stats", "--longest", "2", "--db", db]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("three_3_3_0_0.mtb") && stderr.contains("payload checksum"), "{stderr}");
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
 }
