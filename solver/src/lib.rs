@@ -20,6 +20,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use morris_db::compressed::{compress_sector, expand_sector, DEFAULT_LEVEL};
 use morris_db::table::{table_path, write_table};
 use morris_db::{FileKind, RuleSet, Sector, Store, Table, TableError, TableHeader};
 
@@ -104,6 +105,21 @@ pub enum SolveError {
     },
 }
 
+/// What a solve does with a table once no unit left in the run reads it
+/// ([`unit::releases`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Finished {
+    /// Keep it as a `.mtb` table (two bytes a slot).
+    #[default]
+    Keep,
+    /// Replace it by its compressed twin, a `.mtz` file of about 0.4 bytes a
+    /// slot ([`morris_db::compressed::compress_sector`]: written under a
+    /// temporary name, every slot checked, renamed, then the `.mtb` file
+    /// removed), so the disk a run needs at once is the tables still to be
+    /// read at random plus the compressed rest.
+    Compress,
+}
+
 /// What a solve tells its caller while it runs ([`solve_sliding_with`],
 /// [`solve_all_with`]), so that a command line can say it at once.
 #[derive(Debug)]
@@ -119,6 +135,23 @@ pub enum SolveEvent<'a> {
     /// A pair of sliding sectors (or a placement sector, or a Lasker
     /// placement pair) has been solved and its tables written.
     Solved(&'a PairTiming),
+    /// A table that no unit left in the run reads has been replaced by its
+    /// compressed twin ([`Finished::Compress`]).
+    Compressed {
+        /// The sector.
+        sector: Sector,
+        /// Bytes of the `.mtb` table removed.
+        before: u64,
+        /// Bytes of the `.mtz` table written.
+        after: u64,
+    },
+    /// A table the next unit reads was there only compressed (`.mtz`): its
+    /// `.mtb` form has been written from it first, since the solver reads
+    /// it at random.
+    Expanded {
+        /// The sector.
+        sector: Sector,
+    },
 }
 
 /// What one solved sector holds.
@@ -156,6 +189,15 @@ pub struct SolveReport {
     pub seconds: f64,
     /// Per solved pair, where the time went.
     pub pairs: Vec<PairTiming>,
+    /// Tables replaced by their compressed twins in this run
+    /// ([`Finished::Compress`]).
+    pub compressed: Vec<Sector>,
+    /// Bytes of the `.mtb` tables those replaced, and of the `.mtz` files
+    /// written for them.
+    pub compressed_bytes: (u64, u64),
+    /// Tables whose `.mtb` form was written from their `.mtz` twin because a
+    /// unit of this run reads them.
+    pub expanded: Vec<Sector>,
 }
 
 /// The sliding pairs `(w, b)` with `w <= b`, both at least 3 and at most the
@@ -204,12 +246,28 @@ pub fn solve_sliding_with(
     options: &SolveOptions,
     progress: &dyn Progress,
 ) -> Result<SolveReport, SolveError> {
+    solve_sliding_finishing(rules, dir, options, Finished::Keep, progress)
+}
+
+/// As [`solve_sliding_with`], doing `finished` with each table once no
+/// later pair of the run reads it.
+///
+/// # Errors
+/// As [`solve_sliding`].
+pub fn solve_sliding_finishing(
+    rules: &RuleSet,
+    dir: &Path,
+    options: &SolveOptions,
+    finished: Finished,
+    progress: &dyn Progress,
+) -> Result<SolveReport, SolveError> {
     check_supported(rules, false)?;
     let start = Instant::now();
     let _lock = DirLock::whole(dir)?;
     remove_temporary_files(dir, |_| true).map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?;
     let mut report = SolveReport::default();
-    solve_units(rules, dir, &units(rules, options.max_stones, false), "pairs", progress, &mut report)?;
+    let run = Run::new(rules, dir, units(rules, options.max_stones, false), finished);
+    run.solve(0..run.units.len(), "pairs", progress, &mut report)?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -242,32 +300,114 @@ fn check_supported(rules: &RuleSet, placement: bool) -> Result<(), SolveError> {
     Ok(())
 }
 
-/// Solves every unit of `units` in order into `dir`, as one stage of
-/// `progress` counting `what`.
-fn solve_units(
+/// The units of one run in solving order, and what to do with the tables
+/// once no unit left reads them.
+struct Run<'a> {
+    rules: &'a RuleSet,
+    dir: &'a Path,
+    units: Vec<Unit>,
+    finished: Finished,
+    /// Per unit, the sectors due for `finished` after it
+    /// ([`unit::releases`]).
+    releases: Vec<Vec<Sector>>,
+    /// Whether an input there only as `.mtz` is expanded to `.mtb` before
+    /// a unit reads it ([`expand_inputs`]): not for `--only` jobs, which
+    /// may run side by side and read the same inputs.
+    expand: bool,
+}
+
+impl<'a> Run<'a> {
+    fn new(rules: &'a RuleSet, dir: &'a Path, units: Vec<Unit>, finished: Finished) -> Run<'a> {
+        let releases = unit::releases(rules, &units);
+        Run { rules, dir, units, finished, releases, expand: true }
+    }
+
+    /// Solves the units `range` of the run in order, as one stage of
+    /// `progress` counting `what`; after each one (solved or already
+    /// there), does [`Run::finished`] with the tables due.
+    fn solve(
+        &self,
+        range: std::ops::Range<usize>,
+        what: &str,
+        progress: &dyn Progress,
+        report: &mut SolveReport,
+    ) -> Result<(), SolveError> {
+        progress.begin(self.rules.name(), what, range.len() as u64);
+        for i in range {
+            let unit = &self.units[i];
+            progress.message(&unit.name());
+            solve_unit(self.rules, self.dir, unit, self.expand, progress, report)?;
+            for &sector in &self.releases[i] {
+                if report.expanded.contains(&sector) {
+                    // Written from its `.mtz` twin for this run's readers,
+                    // all done now: the twin is the table again.
+                    let path = Store::new(self.dir).path(self.rules.name(), sector, FileKind::Dtm);
+                    fs::remove_file(&path).map_err(|error| TableError::Io { path, error })?;
+                } else if self.finished == Finished::Compress {
+                    compress_finished(self.rules, self.dir, sector, progress, report)?;
+                }
+            }
+            progress.advance();
+        }
+        progress.finish();
+        Ok(())
+    }
+}
+
+/// Replaces `sector`'s `.mtb` table by its compressed twin when there is
+/// one ([`morris_db::compressed::compress_sector`]); nothing when the table
+/// is only compressed already (or is not there: a sector no unit solved).
+fn compress_finished(
     rules: &RuleSet,
     dir: &Path,
-    units: &[Unit],
-    what: &str,
+    sector: Sector,
     progress: &dyn Progress,
     report: &mut SolveReport,
 ) -> Result<(), SolveError> {
-    progress.begin(rules.name(), what, units.len() as u64);
-    for unit in units {
-        progress.message(&unit.name());
-        solve_unit(rules, dir, unit, progress, report)?;
-        progress.advance();
+    if !Store::new(dir).path(rules.name(), sector, FileKind::Dtm).exists() {
+        return Ok(());
     }
-    progress.finish();
+    let done = compress_sector(dir, rules, sector, DEFAULT_LEVEL, true)?;
+    report.compressed.push(sector);
+    report.compressed_bytes.0 += done.original_bytes;
+    report.compressed_bytes.1 += done.report.bytes;
+    progress.event(&SolveEvent::Compressed { sector, before: done.original_bytes, after: done.report.bytes });
+    Ok(())
+}
+
+/// Writes the `.mtb` form of every table `unit` reads that is there only
+/// compressed ([`morris_db::compressed::expand_sector`]): the solver reads
+/// its inputs at random, and a look-up in a `.mtz` file decompresses a
+/// block of 4096 slots.
+fn expand_inputs(
+    rules: &RuleSet,
+    dir: &Path,
+    unit: &Unit,
+    progress: &dyn Progress,
+    report: &mut SolveReport,
+) -> Result<(), SolveError> {
+    let store = Store::new(dir);
+    for sector in unit.inputs(rules) {
+        if !store.path(rules.name(), sector, FileKind::Dtm).exists()
+            && store.path(rules.name(), sector, FileKind::Compressed).exists()
+        {
+            expand_sector(dir, rules, sector)?;
+            report.expanded.push(sector);
+            progress.event(&SolveEvent::Expanded { sector });
+        }
+    }
     Ok(())
 }
 
 /// Solves one unit into `dir` unless every table of it is there with a
 /// valid checksum; writes only the tables that are missing or damaged.
+/// With `expand`, first writes the `.mtb` form of inputs there only as
+/// `.mtz` ([`expand_inputs`]).
 fn solve_unit(
     rules: &RuleSet,
     dir: &Path,
     unit: &Unit,
+    expand: bool,
     progress: &dyn Progress,
     report: &mut SolveReport,
 ) -> Result<(), SolveError> {
@@ -276,6 +416,9 @@ fn solve_unit(
     if missing.is_empty() {
         report.skipped.extend(&unit.sectors);
         return Ok(());
+    }
+    if expand {
+        expand_inputs(rules, dir, unit, progress, report)?;
     }
     let t0 = Instant::now();
     let (solved, timing) = match unit.kind {
@@ -322,16 +465,36 @@ pub fn solve_all(rules: &RuleSet, dir: &Path, progress: bool) -> Result<SolveRep
 /// # Errors
 /// As [`solve_all`].
 pub fn solve_all_with(rules: &RuleSet, dir: &Path, progress: &dyn Progress) -> Result<SolveReport, SolveError> {
+    solve_all_finishing(rules, dir, Finished::Keep, progress)
+}
+
+/// As [`solve_all_with`], doing `finished` with each table once no later
+/// unit of the whole game reads it: with [`Finished::Compress`], a sliding
+/// table becomes `.mtz` after the last placement sector that places into
+/// it, a placement table after its last parent sector, the start sector at
+/// once. Tables already there are treated alike as the run passes them, so
+/// a directory of `.mtb` sliding tables has those no placement sector reads
+/// compressed at once. A kill at any point leaves every table whole, as
+/// `.mtb` or as a checked `.mtz`; a rerun continues.
+///
+/// # Errors
+/// As [`solve_all`].
+pub fn solve_all_finishing(
+    rules: &RuleSet,
+    dir: &Path,
+    finished: Finished,
+    progress: &dyn Progress,
+) -> Result<SolveReport, SolveError> {
     check_supported(rules, true)?;
     let start = Instant::now();
     let _lock = DirLock::whole(dir)?;
     remove_temporary_files(dir, |_| true).map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?;
     let mut report = SolveReport::default();
-    let (sliding, placement): (Vec<Unit>, Vec<Unit>) =
-        units(rules, u32::MAX, true).into_iter().partition(|u| u.kind == UnitKind::Sliding);
-    solve_units(rules, dir, &sliding, "pairs", progress, &mut report)?;
+    let run = Run::new(rules, dir, units(rules, u32::MAX, true), finished);
+    let sliding = run.units.iter().take_while(|u| u.kind == UnitKind::Sliding).count();
+    run.solve(0..sliding, "pairs", progress, &mut report)?;
     let what = if rules.lasker() { "Lasker placement pairs" } else { "placement sectors" };
-    solve_units(rules, dir, &placement, what, progress, &mut report)?;
+    run.solve(sliding..run.units.len(), what, progress, &mut report)?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -374,7 +537,8 @@ pub fn solve_only(rules: &RuleSet, dir: &Path, name: &str, progress: &dyn Progre
         }
     }
     let mut report = SolveReport::default();
-    solve_units(rules, dir, std::slice::from_ref(&unit), "units", progress, &mut report)?;
+    let run = Run { expand: false, ..Run::new(rules, dir, vec![unit], Finished::Keep) };
+    run.solve(0..1, "units", progress, &mut report)?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }

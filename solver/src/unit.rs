@@ -141,6 +141,34 @@ pub fn units(rules: &RuleSet, max_stones: u32, placement: bool) -> Vec<Unit> {
     units
 }
 
+/// When each table of a run can be compressed: for each unit of `units`
+/// (a run's units in solving order), the sectors that no later unit of the
+/// run reads once it is done, each listed once, at the first unit after
+/// which that holds. A sector of the run is due after its own unit if no
+/// later unit reads it, else after its last reader; a sector the run only
+/// reads (solved before, outside `units`) is due after its last reader.
+/// The reads are [`Unit::inputs`]: placement `child_sectors`, the sliding
+/// and Lasker pairs' exits.
+pub fn releases(rules: &RuleSet, units: &[Unit]) -> Vec<Vec<Sector>> {
+    let mut due: std::collections::HashMap<Sector, usize> = std::collections::HashMap::new();
+    for (i, unit) in units.iter().enumerate() {
+        for &s in &unit.sectors {
+            due.insert(s, i);
+        }
+        for s in unit.inputs(rules) {
+            due.insert(s, i);
+        }
+    }
+    let mut releases = vec![Vec::new(); units.len()];
+    for (s, i) in due {
+        releases[i].push(s);
+    }
+    for r in &mut releases {
+        morris_db::store::sort_sectors(r);
+    }
+    releases
+}
+
 /// The unit of the whole game of `rules` holding sector `name` (`w-b` or
 /// `w-b-wh-bh`; either sector of a pair).
 ///
@@ -190,6 +218,40 @@ mod tests {
         for u in &all {
             assert!(u.inputs(&rules).iter().all(|i| done.contains(i)), "six --lasker: unit {}", u.name());
             done.extend(&u.sectors);
+        }
+    }
+
+    /// Every sector of a run is due once, after its own unit and after
+    /// every unit that reads it; and no earlier: right after the later of
+    /// its own unit and its last reader. With the placement phase, the
+    /// start is due after its own unit, the last.
+    #[test]
+    fn releases_follow_the_last_reader() {
+        for preset in ["six", "nine", "three"] {
+            let rules = RuleSet::preset(preset).unwrap();
+            for placement in [false, true] {
+                let all = units(&rules, u32::MAX, placement);
+                let due = releases(&rules, &all);
+                assert_eq!(due.len(), all.len());
+                let sectors: Vec<Sector> = all.iter().flat_map(|u| u.sectors.clone()).collect();
+                let mut seen: Vec<Sector> = due.iter().flatten().copied().collect();
+                assert_eq!(seen.len(), sectors.len(), "{preset}: each sector due once");
+                seen.sort_by_key(morris_db::store::sector_order);
+                let mut want = sectors.clone();
+                want.sort_by_key(morris_db::store::sector_order);
+                assert_eq!(seen, want, "{preset}");
+                for (i, d) in due.iter().enumerate() {
+                    for s in d {
+                        let own = all.iter().position(|u| u.sectors.contains(s)).unwrap();
+                        let last = (0..all.len()).filter(|&j| all[j].inputs(&rules).contains(s)).max();
+                        assert_eq!(i, last.map_or(own, |l| l.max(own)), "{preset}: {s}");
+                    }
+                }
+                let start = Sector { w: 0, b: 0, wh: rules.stones(), bh: rules.stones() };
+                if placement && !rules.lasker() {
+                    assert!(due.last().unwrap().contains(&start), "{preset}");
+                }
+            }
         }
     }
 

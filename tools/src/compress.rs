@@ -1,8 +1,9 @@
 //! `morris compress`: writes the compressed form (`.mtz`, exact DTM, about
 //! 0.4 bytes per slot, [`morris_db::compressed`]) of a database's tables
-//! beside them, checks every slot of each against its source, and with
-//! `--remove-originals` then deletes the `.mtb` file. Every command that
-//! reads tables reads either form.
+//! beside them, checks every slot of each against its source before the
+//! file gets its name, and with `--remove-originals` then deletes the
+//! `.mtb` file ([`compress_sector`], which `morris solve --compress` uses
+//! too). Every command that reads tables reads either form.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -10,9 +11,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use morris_db::compressed::{compress_table, BLOCK_ENTRIES, DEFAULT_LEVEL};
-use morris_db::{FileKind, Store, Table};
-use rayon::prelude::*;
+use morris_db::compressed::{compress_sector, DEFAULT_LEVEL};
+use morris_db::{FileKind, Store};
 
 use crate::{DbArg, RulesArg};
 
@@ -48,30 +48,8 @@ pub fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
     let (mut positions, mut before, mut after) = (0u64, 0u64, 0u64);
     writeln!(out, "{:<9} {:>14} {:>14} {:>14} {:>10}", "sector", "positions", ".mtb bytes", ".mtz bytes", "bytes/pos")?;
     for sector in sectors {
-        let len = rules.sector_index(sector)?.len();
-        let source = Table::open(dir, &rules, sector, len)?;
-        source.verify_checksum()?;
-        let path = store.path(rules.name(), sector, FileKind::Compressed);
-        let report = compress_table(&source, &path, args.level)?;
-        let packed = Table::open_unchecked(&path)?;
-        packed.check(&rules, sector, len)?;
-        packed.verify_checksum()?;
-        let blocks = len.div_ceil(BLOCK_ENTRIES as u64);
-        let mismatch = (0..blocks).into_par_iter().find_map_any(|b| {
-            let first = b * BLOCK_ENTRIES as u64;
-            (first..(first + BLOCK_ENTRIES as u64).min(len)).find(|&slot| packed.entry(slot) != source.entry(slot))
-        });
-        if let Some(slot) = mismatch {
-            let _ = std::fs::remove_file(&path);
-            anyhow::bail!("the compressed table of sector {sector} differs from its source at slot {slot}; removed it");
-        }
-        let original = std::fs::metadata(source.path()).map(|m| m.len()).unwrap_or(0);
-        if args.remove_originals {
-            let original_path = source.path().to_path_buf();
-            drop(source);
-            std::fs::remove_file(&original_path)
-                .with_context(|| format!("cannot remove {}", original_path.display()))?;
-        }
+        let done = compress_sector(dir, &rules, sector, args.level, args.remove_originals)?;
+        let (report, original) = (done.report, done.original_bytes);
         let count = report.header.canonical_positions;
         positions += count;
         before += original;

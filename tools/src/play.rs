@@ -128,7 +128,7 @@ fn check_coverage(rules: &RuleSet, dir: &std::path::Path, pos: &Position) -> any
     let stones = pos.white.count_ones() + pos.black.count_ones();
     let in_hand = pos.white_in_hand + pos.black_in_hand > 0;
     let max_stones = if in_hand { u32::MAX } else { stones };
-    let plan = crate::plan::Plan::new(rules, dir, max_stones, in_hand);
+    let plan = crate::plan::Plan::new(rules, dir, max_stones, in_hand, morris_solver::Finished::Keep);
     if !plan.is_empty() {
         let how = if in_hand {
             format!("morris solve --rules {} --db {} --phase all", rules.name(), dir.display())

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use morris_solver::{solve_all_with, solve_only, solve_sliding_with, SolveEvent, SolveOptions};
+use morris_solver::{solve_all_finishing, solve_only, solve_sliding_finishing, Finished, SolveEvent, SolveOptions};
 
 use crate::bars::SolveBars;
 use crate::plan::Plan;
@@ -56,8 +56,14 @@ pub struct SolveArgs {
     /// jobs of `morris plan --slurm` do. Refuses when a table it reads is
     /// missing or damaged; does nothing when its tables are there and
     /// intact. Units of one directory can be solved side by side.
-    #[arg(long, value_name = "UNIT", conflicts_with_all = ["max_stones", "phase", "plan"])]
+    #[arg(long, value_name = "UNIT", conflicts_with_all = ["max_stones", "phase", "plan", "compress"])]
     only: Option<String>,
+    /// Replace each table by its compressed twin (`.mtz`, every slot
+    /// checked, then the `.mtb` removed) as soon as no unit left in this run
+    /// reads it, so the disk peak is the tables still to be read plus the
+    /// compressed rest. Tables already in DIR are treated alike.
+    #[arg(long)]
+    compress: bool,
 }
 
 /// Runs `morris solve`.
@@ -88,7 +94,8 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let options = SolveOptions { max_stones: args.max_stones.unwrap_or(u32::MAX), progress: !args.quiet };
-    let plan = Plan::new(&rules, &args.db.db, options.max_stones, args.phase == Phase::All);
+    let finished = if args.compress { Finished::Compress } else { Finished::Keep };
+    let plan = Plan::new(&rules, &args.db.db, options.max_stones, args.phase == Phase::All, finished);
     if args.plan {
         if plan.is_empty() {
             writeln!(out, "nothing to solve: every table is in {}", args.db.db.display())?;
@@ -103,12 +110,12 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let observer = SolveBars::new(args.quiet, |event: &SolveEvent| report_event(event, args.verbose));
     let report = match args.phase {
-        Phase::Sliding => solve_sliding_with(&rules, &args.db.db, &options, &observer)?,
+        Phase::Sliding => solve_sliding_finishing(&rules, &args.db.db, &options, finished, &observer)?,
         Phase::All => {
             if args.max_stones.is_some() {
                 anyhow::bail!("--max-stones limits the sliding phase only; drop it with --phase all");
             }
-            solve_all_with(&rules, &args.db.db, &observer)?
+            solve_all_finishing(&rules, &args.db.db, finished, &observer)?
         }
     };
     let seconds = start.elapsed().as_secs_f64();
@@ -124,6 +131,21 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         crate::plural(rayon::current_num_threads() as u64, "thread", "threads"),
         peak_memory().unwrap_or_else(|| "unknown".to_string()),
     )?;
+    if !report.compressed.is_empty() {
+        let (before, after) = report.compressed_bytes;
+        writeln!(
+            out,
+            "compressed {} ({before} bytes of .mtb to {after} of .mtz, every slot checked)",
+            crate::plural(report.compressed.len() as u64, "table", "tables"),
+        )?;
+    }
+    if !report.expanded.is_empty() {
+        writeln!(
+            out,
+            "expanded {} from .mtz to .mtb for the units that read them (removed again after the last one)",
+            crate::plural(report.expanded.len() as u64, "table", "tables"),
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -149,7 +171,14 @@ pub fn report_event(event: &SolveEvent, verbose: bool) {
             )
             .and_then(|()| out.flush());
         }
-        SolveEvent::Solved(_) => {}
+        SolveEvent::Compressed { sector, before, after } if verbose => {
+            let mut out = crate::output::stdout();
+            let _ = writeln!(out, "compressed {sector}: {before} bytes to {after}").and_then(|()| out.flush());
+        }
+        SolveEvent::Expanded { sector } => {
+            crate::output::errln!("note: the table of sector {sector} is there only compressed; writing its .mtb form for the solver to read")
+        }
+        SolveEvent::Solved(_) | SolveEvent::Compressed { .. } => {}
     }
 }
 

@@ -108,7 +108,7 @@ pub fn run(args: ValueArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
     let dir = &args.db.db;
-    let plan = Plan::new(&rules, dir, u32::MAX, true);
+    let plan = Plan::new(&rules, dir, u32::MAX, true, morris_solver::Finished::Keep);
     if !plan.is_empty() {
         if args.no_solve {
             bail!("tables are missing in {}; run without --no-solve to solve them", dir.display());

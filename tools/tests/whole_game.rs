@@ -1,8 +1,10 @@
 //! The whole game of `six` (its sliding and placement tables) through
 //! the `morris` binary: `solve --plan` before and after, resuming `solve
-//! --phase all` after a kill, and compressed tables (`morris compress`),
+//! --phase all` after a kill, compressed tables (`morris compress`),
 //! placement tables included, against their originals slot by slot and
-//! probed from several threads at once.
+//! probed from several threads at once, and `solve --compress` (from an
+//! empty directory, killed and resumed, from `.mtb` or only `.mtz` sliding
+//! tables) against a clean solve without it.
 //!
 //! Expected values: the bytes and headers of a clean solve.
 
@@ -167,4 +169,152 @@ fn compress_refuses_a_damaged_original() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(!dir.path().join("six_3_3_0_0.mtz").exists(), "no compressed table of a damaged original");
     assert_eq!(fs::read(dir.path().join(name)).unwrap(), bytes, "the original is kept");
+}
+
+/// The files of a directory, by name.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+/// Checks a directory against the clean solve: every table there is whole,
+/// as `.mtb` (the clean bytes) or `.mtz` (the clean header's counts and
+/// every slot the clean entry); with `complete`, every table is there,
+/// only as `.mtz`, and nothing else is.
+fn check_against_clean(dir: &Path, complete: bool) {
+    let (_, expected) = clean();
+    for (name, bytes) in expected {
+        let plain = dir.join(name);
+        let packed = dir.join(name.replace(".mtb", ".mtz"));
+        if plain.exists() {
+            assert!(!complete, "{name}: still there as .mtb");
+            assert_eq!(&fs::read(&plain).unwrap(), bytes, "{name}: differs from a clean solve");
+        }
+        if packed.exists() {
+            let original = Table::open_unchecked(&plain_copy(name, bytes)).unwrap();
+            let z = Table::open_unchecked(&packed).unwrap();
+            z.verify_checksum().unwrap();
+            let (a, b) = (z.header(), original.header());
+            assert_eq!(
+                (a.sector, a.entry_count, a.canonical_positions, a.wins, a.losses, a.draws, a.max_win, a.max_loss),
+                (b.sector, b.entry_count, b.canonical_positions, b.wins, b.losses, b.draws, b.max_win, b.max_loss),
+                "{name}: header"
+            );
+            for slot in 0..b.entry_count {
+                assert_eq!(z.entry(slot), original.entry(slot), "{name}: slot {slot}");
+            }
+        } else {
+            assert!(!complete, "{name}: no .mtz table");
+        }
+    }
+    if complete {
+        let expected_names: Vec<String> = expected.keys().map(|n| n.replace(".mtb", ".mtz")).collect();
+        assert_eq!(names(dir), expected_names, "the directory holds exactly the compressed tables");
+    }
+}
+
+/// The clean table `name` as a file (in a directory kept for the test run).
+fn plain_copy(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    static COPIES: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let path = COPIES.get_or_init(|| tempfile::tempdir().unwrap()).path().join(name);
+    if !path.exists() {
+        let tmp = path.with_extension(format!("{}.part", std::process::id()));
+        fs::write(&tmp, bytes).unwrap();
+        fs::rename(&tmp, &path).unwrap();
+    }
+    path
+}
+
+fn stats_csv(dir: &Path) -> String {
+    ok(&["stats", "--rules", "six", "--format", "csv"], dir)
+}
+
+#[test]
+fn solve_compress_gives_the_clean_values_and_leaves_only_mtz() {
+    let (source, expected) = clean();
+    let dir = tempfile::tempdir().unwrap();
+    let plan = ok(&["solve", "--rules", "six", "--phase", "all", "--compress", "--plan"], dir.path());
+    assert!(plan.contains("at the peak with --compress"), "{plan}");
+    let out = ok(&["solve", "--rules", "six", "--phase", "all", "--compress", "-q"], dir.path());
+    assert!(out.contains(&format!("compressed {} tables", expected.len())), "{out}");
+    check_against_clean(dir.path(), true);
+    assert_eq!(stats_csv(dir.path()), stats_csv(source.path()));
+    let verified = ok(&["verify", "--rules", "six", "-q"], dir.path());
+    let n = expected.len();
+    assert!(verified.contains(&format!("{n} of {n} tables OK")), "{verified}");
+}
+
+#[test]
+fn solve_compress_resumes_after_kills() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["solve", "--rules", "six", "--phase", "all", "--compress", "-q", "--db"];
+    // Killed three times: as soon as a compressed table is being written
+    // (a `.mtz.tmp` file), then after 40 and 90 compressed tables; each
+    // time every table left is whole, then a rerun finishes the job.
+    let mut caught_writing = false;
+    for stop_at in [0usize, 40, 90] {
+        let mut child = morris().args(args).arg(dir.path()).stdout(Stdio::null()).spawn().unwrap();
+        loop {
+            let names = names(dir.path());
+            let writing = names.iter().any(|n| n.ends_with(".mtz.tmp"));
+            if (stop_at == 0 && writing) || names.iter().filter(|n| n.ends_with(".mtz")).count() >= stop_at.max(1) {
+                caught_writing |= writing;
+                break;
+            }
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        check_against_clean(dir.path(), false);
+    }
+    eprintln!("killed while a .mtz file was being written: {caught_writing}");
+    ok(&["solve", "--rules", "six", "--phase", "all", "--compress", "-q"], dir.path());
+    check_against_clean(dir.path(), true);
+    let n = clean().1.len();
+    let verified = ok(&["verify", "--rules", "six", "-q"], dir.path());
+    assert!(verified.contains(&format!("{n} of {n} tables OK")), "{verified}");
+}
+
+#[test]
+fn solve_compress_from_sliding_tables_on_disk() {
+    let (_, expected) = clean();
+    // The sliding tables there as `.mtb` (a sliding solve done before): all
+    // are compressed by the end, the clean values everywhere.
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in expected.iter().filter(|(n, _)| n.ends_with("_0_0.mtb")) {
+        fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    ok(&["solve", "--rules", "six", "--phase", "all", "--compress", "-q"], dir.path());
+    check_against_clean(dir.path(), true);
+
+    // The sliding tables there only as `.mtz` (a sliding solve with
+    // --compress: no placement sector in that run reads them): those the
+    // placement sectors read are expanded for them, then removed again.
+    let dir = tempfile::tempdir().unwrap();
+    let out = ok(&["solve", "--rules", "six", "--compress", "-q"], dir.path());
+    let sliding = expected.keys().filter(|n| n.ends_with("_0_0.mtb")).count();
+    assert!(out.contains(&format!("compressed {sliding} tables")), "{out}");
+    assert!(names(dir.path()).iter().all(|n| n.ends_with(".mtz")), "{:?}", names(dir.path()));
+    let out = ok(&["solve", "--rules", "six", "--phase", "all", "--compress", "-q"], dir.path());
+    assert!(out.contains("expanded"), "{out}");
+    check_against_clean(dir.path(), true);
+
+    // Without --compress, expanded tables go back to `.mtz` alone too, and
+    // the tables solved stay `.mtb`.
+    let dir = tempfile::tempdir().unwrap();
+    ok(&["solve", "--rules", "six", "--compress", "-q"], dir.path());
+    ok(&["solve", "--rules", "six", "--phase", "all", "-q"], dir.path());
+    for (name, bytes) in expected {
+        let plain = dir.path().join(name);
+        if name.ends_with("_0_0.mtb") {
+            assert!(!plain.exists(), "{name}: expanded and kept");
+        } else {
+            assert_eq!(&fs::read(&plain).unwrap(), bytes, "{name}");
+        }
+    }
+    check_against_clean(dir.path(), false);
 }

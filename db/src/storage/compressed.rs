@@ -33,7 +33,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::table::{write_atomically, Table, TableError, TableHeader, HEADER_SIZE};
+use crate::rules::RuleSet;
+use crate::sector::Sector;
+use crate::store::{FileKind, Store};
+use crate::table::{write_checked, write_table, Table, TableError, TableHeader, HEADER_SIZE};
 use crate::value::PADDING_ENTRY;
 
 /// Entry encoding of compressed tables (header field at offset 48).
@@ -237,15 +240,21 @@ pub struct CompressReport {
     pub overflow: u64,
 }
 
-/// Writes the compressed form of `table` to `path` (atomically, as
-/// [`crate::table::write_table`]), compressing blocks in parallel at zstd
-/// `level` (1–22; [`DEFAULT_LEVEL`]). Holds the compressed data in memory
-/// (about 0.4 bytes per slot).
+/// Writes the compressed form of `table` to `path`, compressing blocks in
+/// parallel at zstd `level` (1–22; [`DEFAULT_LEVEL`]), and checks it before
+/// it gets its name: the file is written to `<path>.tmp` and synced, then
+/// opened, its checksum and header compared, and every slot read back and
+/// compared with `table`'s; only then is it renamed to `path`. So a file
+/// with the final name always holds `table`'s values, whenever the process
+/// is killed. Holds the compressed data in memory (about 0.4 bytes per
+/// slot).
 ///
 /// # Errors
 /// [`TableError::Corrupt`] when a slot of `table` cannot be read (a damaged
-/// compressed source), [`TableError::Io`] when compressing or writing fails
-/// (a full disk among them); nothing is left under `path` then.
+/// compressed source) or the written file differs from `table` (field
+/// `compressed payload`, naming the first slot found), [`TableError::Io`]
+/// when compressing or writing fails (a full disk among them); nothing is
+/// left under `path` then.
 pub fn compress_table(table: &Table, path: &Path, level: i32) -> Result<CompressReport, TableError> {
     let source = table.header();
     let entry_count = source.entry_count;
@@ -305,15 +314,150 @@ pub fn compress_table(table: &Table, path: &Path, level: i32) -> Result<Compress
         hasher.update(&b.0);
     }
     let header = TableHeader { encoding: ENCODING_DTM8_ZSTD, payload_checksum: hasher.digest(), ..source.clone() };
-    write_atomically(path, |w| {
+    let written = |w: &mut io::BufWriter<std::fs::File>| {
         w.write_all(&header.encode())?;
         w.write_all(&head)?;
         for b in &blocks {
             w.write_all(&b.0)?;
         }
         Ok(())
-    })?;
+    };
+    write_checked(path, written, |tmp| check_same(table, tmp, &header))?;
     Ok(CompressReport { header, bytes: (HEADER_SIZE + head.len()) as u64 + data_len, overflow: overflow.len() as u64 })
+}
+
+/// Checks the compressed file at `path` against its source `table`: the
+/// header written, the payload checksum, and every slot (in parallel, block
+/// by block).
+fn check_same(table: &Table, path: &Path, header: &TableHeader) -> Result<(), TableError> {
+    let packed = Table::open_unchecked(path)?;
+    if packed.header() != header || !packed.is_compressed() {
+        return Err(TableError::Corrupt {
+            path: path.to_path_buf(),
+            field: "header",
+            detail: "reads back other than written".to_string(),
+        });
+    }
+    packed.verify_checksum()?;
+    let len = header.entry_count;
+    let blocks = len.div_ceil(BLOCK_ENTRIES as u64);
+    let mismatch = (0..blocks).into_par_iter().find_map_any(|b| {
+        let first = b * BLOCK_ENTRIES as u64;
+        (first..(first + BLOCK_ENTRIES as u64).min(len)).find(|&slot| packed.entry(slot) != table.entry(slot))
+    });
+    match mismatch {
+        Some(slot) => Err(TableError::Corrupt {
+            path: path.to_path_buf(),
+            field: "compressed payload",
+            detail: format!("slot {slot} differs from the source table {}", table.path().display()),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// What [`compress_sector`] did.
+#[derive(Debug, Clone)]
+pub struct SectorCompression {
+    /// The compressed file's header and sizes.
+    pub report: CompressReport,
+    /// Size of the `.mtb` table it was made from, bytes.
+    pub original_bytes: u64,
+    /// Whether the `.mtb` table was removed.
+    pub removed: bool,
+}
+
+/// Compresses `sector`'s `.mtb` table of `rules` in directory `dir` into its
+/// `.mtz` twin ([`compress_table`]: written under a temporary name, every
+/// slot checked, then renamed), after checking the table's header and
+/// checksum; with `remove_original`, then deletes the `.mtb` file. This is
+/// what `morris compress` does per table and what `morris solve --compress`
+/// does to each table no later unit reads. A kill at any point leaves the
+/// `.mtb` table (with at most a `.tmp` file or a checked `.mtz` twin beside
+/// it), or the checked `.mtz` alone; running it again finishes the job.
+///
+/// # Errors
+/// [`TableError::Missing`] when there is no `.mtb` table, the errors of
+/// [`Table::open`] and [`Table::verify_checksum`] for it, those of
+/// [`compress_table`], and [`TableError::Io`] when it cannot be removed.
+pub fn compress_sector(
+    dir: &Path,
+    rules: &RuleSet,
+    sector: Sector,
+    level: i32,
+    remove_original: bool,
+) -> Result<SectorCompression, TableError> {
+    let store = Store::new(dir);
+    let original = store.path(rules.name(), sector, FileKind::Dtm);
+    let expected = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+    let source = match Table::open_unchecked(&original) {
+        Err(TableError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => {
+            return Err(TableError::Missing { sector, path: original });
+        }
+        other => other?,
+    };
+    source.check(rules, sector, expected)?;
+    source.verify_checksum()?;
+    let original_bytes =
+        std::fs::metadata(&original).map_err(|error| TableError::Io { path: original.clone(), error })?.len();
+    let report = compress_table(&source, &store.path(rules.name(), sector, FileKind::Compressed), level)?;
+    drop(source);
+    if remove_original {
+        std::fs::remove_file(&original).map_err(|error| TableError::Io { path: original.clone(), error })?;
+    }
+    Ok(SectorCompression { report, original_bytes, removed: remove_original })
+}
+
+/// Writes the `.mtb` table of `sector` from its `.mtz` twin in `dir`
+/// (atomically, as [`write_table`]; the `.mtz` file is kept), after checking
+/// the `.mtz` file's header and checksum and that the values read back give
+/// the header's counts. For a solver that reads the table at random: a
+/// look-up in a `.mtz` file decompresses a block of 4096 slots. Holds the
+/// entries in memory (two bytes a slot).
+///
+/// # Errors
+/// [`TableError::Missing`] when there is no `.mtz` file, the errors of
+/// [`Table::open`] and [`Table::verify_checksum`] for it,
+/// [`TableError::Corrupt`] when a block does not decompress or the counts
+/// differ from its header, [`TableError::Io`] when writing fails.
+pub fn expand_sector(dir: &Path, rules: &RuleSet, sector: Sector) -> Result<TableHeader, TableError> {
+    let store = Store::new(dir);
+    let packed_path = store.path(rules.name(), sector, FileKind::Compressed);
+    let expected = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+    let packed = match Table::open_unchecked(&packed_path) {
+        Err(TableError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => {
+            return Err(TableError::Missing { sector, path: packed_path });
+        }
+        other => other?,
+    };
+    packed.check(rules, sector, expected)?;
+    packed.verify_checksum()?;
+    let unreadable = |slot: u64| TableError::Corrupt {
+        path: packed_path.clone(),
+        field: "payload",
+        detail: format!("slot {slot} cannot be read"),
+    };
+    let len = expected as usize;
+    let mut entries = vec![0u16; len];
+    entries.par_chunks_mut(BLOCK_ENTRIES).enumerate().try_for_each(|(b, chunk)| {
+        let first = (b * BLOCK_ENTRIES) as u64;
+        for (i, e) in chunk.iter_mut().enumerate() {
+            *e = packed.entry(first + i as u64).ok_or_else(|| unreadable(first + i as u64))?;
+        }
+        Ok::<(), TableError>(())
+    })?;
+    let header = TableHeader::for_entries(rules, sector, &entries);
+    let source = packed.header();
+    if (header.canonical_positions, header.wins, header.losses, header.draws, header.max_win, header.max_loss)
+        != (source.canonical_positions, source.wins, source.losses, source.draws, source.max_win, source.max_loss)
+    {
+        return Err(TableError::Corrupt {
+            path: packed_path,
+            field: "payload",
+            detail: "its values do not give the counts of its header".to_string(),
+        });
+    }
+    write_table(&store.path(rules.name(), sector, FileKind::Dtm), &header, &entries)?;
+    Ok(header)
 }
 
 #[cfg(test)]

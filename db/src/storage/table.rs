@@ -290,22 +290,44 @@ pub(crate) fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
 ) -> Result<(), TableError> {
+    write_checked(path, write, |_| Ok(()))
+}
+
+/// As [`write_atomically`], but `check` reads the synced temporary file
+/// (its path given) before it is renamed: when `check` fails the temporary
+/// file is removed and its error returned, so a file with the final name
+/// has always passed `check`.
+///
+/// # Errors
+/// [`TableError::Io`] naming `path`, or the error of `check`.
+pub(crate) fn write_checked(
+    path: &Path,
+    write: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
+    check: impl FnOnce(&Path) -> Result<(), TableError>,
+) -> Result<(), TableError> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    let result = (|| -> io::Result<()> {
+    let written = (|| -> io::Result<()> {
         let file = File::create(&tmp)?;
         let mut w = io::BufWriter::with_capacity(1 << 20, file);
         write(&mut w)?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)?;
-        Ok(())
+        file.sync_all()
     })();
-    result.map_err(|e| {
+    let result = written.map_err(|e| TableError::io(path, e)).and_then(|()| check(&tmp)).and_then(|()| {
+        fs::rename(&tmp, path).map_err(|e| TableError::io(path, e))?;
+        // The rename is durable once the directory is synced (best effort:
+        // the file itself is complete either way).
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            let _ = File::open(parent).and_then(|d| d.sync_all());
+        }
+        Ok(())
+    });
+    if result.is_err() {
         let _ = fs::remove_file(&tmp);
-        TableError::io(path, e)
-    })
+    }
+    result
 }
 
 /// An open, memory-mapped table.
@@ -448,6 +470,36 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file whose check fails never gets its name, and its temporary
+    /// file is removed; one whose check passes is renamed, and the check
+    /// saw the whole file before that.
+    #[test]
+    fn a_written_file_gets_its_name_only_after_its_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.mtz");
+        let tmp = dir.path().join("t.mtz.tmp");
+        let err = write_checked(
+            &path,
+            |w| w.write_all(b"abc"),
+            |p| Err(TableError::corrupt(p, "compressed payload", "differs")),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("differs"), "{err}");
+        assert!(!path.exists() && !tmp.exists());
+        write_checked(
+            &path,
+            |w| w.write_all(b"abc"),
+            |p| {
+                assert_eq!(fs::read(p).unwrap(), b"abc");
+                assert!(!path.exists());
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"abc");
+        assert!(!tmp.exists());
+    }
 
     #[test]
     fn write_open_and_detect_damage() {
