@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 use std::sync::OnceLock;
 
-use common::{morris, tables};
+use common::{morris, tables, temporaries};
 use morris_db::table::HEADER_SIZE;
 use morris_db::{Color, Position, RuleSet, Sector, Table};
 use morris_probe::Database;
@@ -92,11 +92,7 @@ fn plan_and_resume_after_a_kill() {
 
     ok(&["solve", "--rules", "six", "--phase", "all", "-q"], dir.path());
     assert_eq!(&tables(dir.path()), expected, "the resumed solve differs from a clean one");
-    let leftovers: Vec<_> = fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect();
+    let leftovers = temporaries(dir.path());
     assert!(leftovers.is_empty(), "{leftovers:?}");
     assert!(plan(dir.path()).starts_with("nothing to solve"), "{}", plan(dir.path()));
 }

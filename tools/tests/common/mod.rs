@@ -192,9 +192,15 @@ pub fn copy_into(dir: &Path, into: &Path) {
     }
 }
 
-/// Every `.mtb` table in `dir` with its bytes, by name.
+/// Every `.mtb` table in `dir` with its bytes, by name (temporary files,
+/// which a running solve renames, are not read).
 pub fn tables(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    files(dir).into_iter().filter(|(name, _)| name.ends_with(".mtb")).collect()
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mtb"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap()))
+        .collect()
 }
 
 /// The names of the temporary files (`*.tmp`) in `dir`.
