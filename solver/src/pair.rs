@@ -512,7 +512,7 @@ fn open_exit(rules: &RuleSet, dir: &Path, target: Sector) -> Result<Exit, SolveE
     if !rules.sector_occurs(target) {
         return Ok(Exit::Never);
     }
-    let index = rules.indexer().sector(target.w as usize, target.b as usize);
+    let index = rules.indexer().sector(target);
     let table = Table::open(dir, rules, target, index.len())?;
     table.verify_checksum()?;
     Ok(Exit::Table(index, table))
@@ -539,7 +539,7 @@ pub(crate) fn solve_pair(
     }
     let mut sides = Vec::new();
     for &sector in &sectors {
-        let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+        let index = rules.indexer().sector(sector);
         let len = index.len() as usize;
         if index.len() >= SIDE_BIT as u64 {
             return Err(SolveError::Internal {
@@ -683,7 +683,7 @@ mod tests {
                 Sector { w: 1, b: 2, wh: 3, bh: 2 },
                 Sector { w: 3, b: 3, wh: 0, bh: 1 },
             ] {
-                let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+                let index = rules.indexer().sector(sector);
                 for slot in (0..index.len()).step_by(7) {
                     let Some((us, them)) = index.position(slot) else { continue };
                     let mut preds = Vec::new();

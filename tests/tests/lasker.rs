@@ -96,7 +96,7 @@ fn positions_with_stones_in_hand_are_probed_with_moves_and_placements() {
     // ends the game, and somewhere the only best moves are slides (the
     // Lasker rule decides the value).
     let sector = Sector { w: 2, b: 3, wh: 2, bh: 1 };
-    let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+    let index = rules.indexer().sector(sector);
     let (mut lines, mut slide_only, mut placement_only) = (0, 0, 0);
     for slot in 0..index.len() {
         let Some((us, them)) = index.position(slot) else { continue };

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use morris_db::board::{Bitboard, Point, Points};
 use morris_db::index::{colex_unrank, BINOMIAL};
 use morris_db::moves::{apply_move, generate_moves, sliding_unmoves};
-use morris_db::{Color, Move, Position, RuleSet};
+use morris_db::{Color, Move, Position, RuleSet, Sector};
 use morris_tests::reference_game::{RefGame, RefPos};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -102,7 +102,7 @@ fn check_symmetry_maps_moves(rules: &RuleSet, us: Bitboard, them: Bitboard) -> R
 
 /// 2. Every symmetry keeps the index, and the index is in range.
 fn check_symmetry_keeps_index(rules: &RuleSet, us: Bitboard, them: Bitboard) -> Result<(), TestCaseError> {
-    let idx = rules.indexer().sector(us.count_ones() as usize, them.count_ones() as usize);
+    let idx = rules.indexer().sector(Sector::sliding(us.count_ones() as u8, them.count_ones() as u8));
     let i = idx.index(us, them);
     prop_assert!(i < idx.len(), "index {} >= len {}", i, idx.len());
     for (k, s) in rules.board().symmetries().iter().enumerate() {
@@ -114,7 +114,7 @@ fn check_symmetry_keeps_index(rules: &RuleSet, us: Bitboard, them: Bitboard) -> 
 
 /// 3. `position(index(P))` is a position of P's orbit, with the same index.
 fn check_index_round_trip(rules: &RuleSet, us: Bitboard, them: Bitboard) -> Result<(), TestCaseError> {
-    let idx = rules.indexer().sector(us.count_ones() as usize, them.count_ones() as usize);
+    let idx = rules.indexer().sector(Sector::sliding(us.count_ones() as u8, them.count_ones() as u8));
     let i = idx.index(us, them);
     let back = idx.position(i);
     prop_assert!(back.is_some(), "slot {} of {} is padding", i, show(rules, us, them));
@@ -311,7 +311,7 @@ proptest! {
 ///   (pairs that are the smallest of their 16 images).
 fn check_sector_exhaustively(rules: &RuleSet, w: usize, b: usize) -> u64 {
     let n = rules.board().len();
-    let idx = rules.indexer().sector(w, b);
+    let idx = rules.indexer().sector(Sector::sliding(w as u8, b as u8));
     let mut filled = 0u64;
     for slot in 0..idx.len() {
         if let Some((us, them)) = idx.position(slot) {

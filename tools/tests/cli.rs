@@ -9,7 +9,7 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use morris_db::{Color, Position, RuleSet};
+use morris_db::{Color, Position, RuleSet, Sector};
 use morris_probe::Database;
 
 use common::{contains_all, db7, fails, ok, run, s};
@@ -118,7 +118,7 @@ fn solve_removes_stale_temporary_files() {
 fn draw_reached_by_a_capture() -> u64 {
     let rules = RuleSet::preset("nine").unwrap();
     let db = Database::open(db7(), rules.clone()).unwrap();
-    let index = rules.indexer().sector(3, 3);
+    let index = rules.indexer().sector(Sector::sliding(3, 3));
     (0..index.len())
         .find(|&slot| {
             index.position(slot).is_some_and(|(us, them)| {
@@ -365,7 +365,7 @@ fn probe_agrees_with_the_library() {
     let db = Database::open(db7(), rules.clone()).unwrap();
     let mut checked = 0;
     for (w, b) in [(3, 3), (3, 4), (4, 3)] {
-        let index = rules.indexer().sector(w, b);
+        let index = rules.indexer().sector(Sector::sliding(w, b));
         for slot in (0..index.len()).step_by(index.len() as usize / 5) {
             let Some((us, them)) = index.position(slot) else {
                 continue;
@@ -388,7 +388,7 @@ fn probe_agrees_with_the_library() {
 fn a_won_position() -> (String, u16) {
     let rules = RuleSet::preset("nine").unwrap();
     let db = Database::open(db7(), rules.clone()).unwrap();
-    let index = rules.indexer().sector(3, 3);
+    let index = rules.indexer().sector(Sector::sliding(3, 3));
     (0..index.len())
         .filter_map(|slot| index.position(slot))
         .map(|(us, them)| Position::from_relative(us, them, Color::White, 0, 0))

@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 
 use common::{s, Run, Runner};
-use morris_db::{Color, Position, RuleSet, Value};
+use morris_db::{Color, Position, RuleSet, Sector, Value};
 use morris_probe::Database;
 
 fn morris(args: &[&str], stdin: &str) -> Run {
@@ -29,7 +29,7 @@ fn rules() -> RuleSet {
 fn position_with(w: usize, b: usize, want: Value) -> Position {
     let rules = rules();
     let db = Database::open(db7(), rules.clone()).unwrap();
-    let index = rules.indexer().sector(w, b);
+    let index = rules.indexer().sector(Sector::sliding(w as u8, b as u8));
     (0..index.len())
         .filter_map(|slot| index.position(slot))
         .map(|(us, them)| Position::from_relative(us, them, Color::White, 0, 0))

@@ -32,7 +32,7 @@ fn copy_of_db7() -> tempfile::TempDir {
 fn position_where(w: usize, b: usize, pick: impl Fn(Value) -> bool) -> (Position, Value) {
     let rules = nine();
     let db = Database::open(db7(), rules.clone()).unwrap();
-    let index = rules.indexer().sector(w, b);
+    let index = rules.indexer().sector(Sector::sliding(w as u8, b as u8));
     (0..index.len())
         .filter_map(|slot| index.position(slot))
         .map(|(us, them)| Position::from_relative(us, them, Color::White, 0, 0))
@@ -65,7 +65,7 @@ fn verify_names_a_changed_value() {
     // Rewrite the table with the one value changed and checksums to match.
     let rules = nine();
     let sector = Sector::sliding(3, 4);
-    let index = rules.indexer().sector(3, 4);
+    let index = rules.indexer().sector(Sector::sliding(3, 4));
     let t = Table::open(dir.path(), &rules, sector, index.len()).unwrap();
     let mut entries: Vec<u16> = (0..index.len()).map(|s| t.entry(s).unwrap()).collect();
     drop(t);

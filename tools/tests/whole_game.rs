@@ -136,7 +136,7 @@ fn compressed_tables_equal_their_originals_slot_by_slot() {
             let (packed, originals, sectors, rules) = (&packed, &originals, &sectors, &rules);
             scope.spawn(move || {
                 for (k, sector) in sectors.iter().enumerate() {
-                    let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+                    let index = rules.indexer().sector(*sector);
                     for slot in (t as u64..index.len()).step_by(4 * 37 + k % 3) {
                         let Some((us, them)) = index.position(slot) else { continue };
                         let side = if (slot + k as u64) & 1 == 0 { Color::White } else { Color::Black };
@@ -194,8 +194,8 @@ fn check_against_clean(dir: &Path, complete: bool) {
             z.verify_checksum().unwrap();
             let (a, b) = (z.header(), original.header());
             assert_eq!(
-                (a.sector, a.entry_count, a.canonical_positions, a.wins, a.losses, a.draws, a.max_win, a.max_loss),
-                (b.sector, b.entry_count, b.canonical_positions, b.wins, b.losses, b.draws, b.max_win, b.max_loss),
+                (a.sector, a.entry_count, a.canonical_positions, a.wins, a.losses, a.draws, a.own),
+                (b.sector, b.entry_count, b.canonical_positions, b.wins, b.losses, b.draws, b.own),
                 "{name}: header"
             );
             for slot in 0..b.entry_count {
