@@ -49,6 +49,12 @@ fn verify_all(rules: &RuleSet, dir: &Path) -> u64 {
 
 #[test]
 fn lasker_tables_pass_the_independent_verifier() {
+    // The start values: those of the 16-point board with 4 stones are the
+    // reference solver's too (`reference_game.rs` compares every position
+    // of those two games); the other two are regression checks of our own
+    // output, with no outside source (the reference cannot hold those
+    // games, nothing published solves them, and Malom's `lask_*` files are
+    // of the 10-stone game).
     for (rules, start) in [
         (lasker("six", 4), Value::Draw),
         (lasker("six-flying", 4), Value::Draw),

@@ -38,16 +38,9 @@ use morris_probe::{Database, ProbeError};
 use morris_solver::{solve_sliding, SolveOptions};
 use rayon::prelude::*;
 
-/// The directory of Malom's files, from `MORRIS_MALOM_DIR` (a relative
-/// path is taken from the workspace root). Panics, failing the test, when
-/// the variable is unset or the directory lacks `std.secval`: these tests
-/// only run when asked for (`--ignored`), and then they must check.
+/// The directory of Malom's files (`MORRIS_MALOM_DIR`).
 fn oracle() -> PathBuf {
-    let var = std::env::var_os("MORRIS_MALOM_DIR")
-        .expect("MORRIS_MALOM_DIR is not set: point it at the directory of Malom's files (../shared/oracle/malom)");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(var);
-    assert!(dir.join("std.secval").is_file(), "MORRIS_MALOM_DIR: no std.secval in {}", dir.display());
-    dir
+    morris_tests::malom_dir()
 }
 
 /// Malom's database of a game in the oracle directory.

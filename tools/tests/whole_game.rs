@@ -8,19 +8,18 @@
 //!
 //! Expected values: the bytes and headers of a clean solve.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::OnceLock;
 
+use common::{morris, tables, temporaries};
 use morris_db::table::HEADER_SIZE;
 use morris_db::{Color, Position, RuleSet, Sector, Table};
 use morris_probe::Database;
-
-fn morris() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_morris"))
-}
 
 fn run(args: &[&str], dir: &Path) -> Output {
     morris().args(args).arg("--db").arg(dir).output().unwrap()
@@ -30,16 +29,6 @@ fn ok(args: &[&str], dir: &Path) -> String {
     let out = run(args, dir);
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
-}
-
-/// The `.mtb` tables of a directory, by file name.
-fn tables(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mtb"))
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap()))
-        .collect()
 }
 
 /// Slots of a table file (its entries: two bytes each after the header).
@@ -103,11 +92,7 @@ fn plan_and_resume_after_a_kill() {
 
     ok(&["solve", "--rules", "six", "--phase", "all", "-q"], dir.path());
     assert_eq!(&tables(dir.path()), expected, "the resumed solve differs from a clean one");
-    let leftovers: Vec<_> = fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect();
+    let leftovers = temporaries(dir.path());
     assert!(leftovers.is_empty(), "{leftovers:?}");
     assert!(plan(dir.path()).starts_with("nothing to solve"), "{}", plan(dir.path()));
 }
