@@ -45,7 +45,7 @@ fn check(data: &[u8]) {
     let _ = TableHeader::decode(data, Path::new("fuzz.mtb"));
     let _ = WdlHeader::decode(data, Path::new("fuzz.mwdl"));
     let sector = Sector::sliding(3, 3);
-    let slots = s.rules.indexer().sector(3, 3).len();
+    let slots = s.rules.indexer().sector(sector).len();
     let table = table_path(s.dir.path(), &s.rules, sector);
     let wdl = wdl_path(s.dir.path(), &s.rules, sector);
     std::fs::write(&table, data).unwrap();

@@ -27,7 +27,7 @@ fn setup() -> &'static Setup {
         solve_sliding(&rules, dir.path(), &SolveOptions { max_stones: 7, progress: false }).unwrap();
         for (w, b) in [(3u8, 3u8), (3, 4), (4, 3)] {
             let sector = morris_db::Sector::sliding(w, b);
-            let len = rules.indexer().sector(w as usize, b as usize).len();
+            let len = rules.indexer().sector(sector).len();
             let t = Table::open(dir.path(), &rules, sector, len).unwrap();
             export_table(&t, &wdl_path(dir.path(), &rules, sector)).unwrap();
         }

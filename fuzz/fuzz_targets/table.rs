@@ -30,7 +30,7 @@ fn setup() -> &'static Setup {
         let dir = tempfile::tempdir().unwrap();
         solve_sliding(&rules, dir.path(), &SolveOptions { max_stones: 6, progress: false }).unwrap();
         let sector = Sector::sliding(3, 3);
-        let index = rules.indexer().sector(3, 3);
+        let index = rules.indexer().sector(sector);
         let t = Table::open(dir.path(), &rules, sector, index.len()).unwrap();
         export_table(&t, &wdl_path(dir.path(), &rules, sector)).unwrap();
         drop(t);
@@ -70,7 +70,7 @@ fn damage(mut bytes: Vec<u8>, data: &[u8]) -> Vec<u8> {
 fuzz_target!(|data: &[u8]| {
     let s = setup();
     let sector = Sector::sliding(3, 3);
-    let slots = s.rules.indexer().sector(3, 3).len();
+    let slots = s.rules.indexer().sector(sector).len();
     let table = table_path(s.dir.path(), &s.rules, sector);
     let wdl = wdl_path(s.dir.path(), &s.rules, sector);
     let (dtm_part, wdl_part) = data.split_at(data.len() / 2);

@@ -449,7 +449,7 @@ impl<E: Encoding> TableProber<'_, E> {
             Some(i) => i,
             None => {
                 let table = self.db.table(sector)?;
-                let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+                let index = rules.indexer().sector(sector);
                 self.tables.push((sector, index, table));
                 self.tables.len() - 1
             }
@@ -469,7 +469,7 @@ impl Encoding for Dtm {
     type Answer = Value;
 
     fn open(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> Result<Table, TableError> {
-        let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+        let len = rules.indexer().sector(sector).len();
         Table::open(dir, rules, sector, len)
     }
 

@@ -437,7 +437,10 @@ impl<'a> Prover<'a> {
     fn slot(&mut self, w: usize, b: usize) -> &mut SectorSlot {
         let i = w * self.stride + b;
         let rules = self.db.rules();
-        self.sectors[i].get_or_insert_with(|| SectorSlot { index: rules.indexer().sector(w, b), leaf: None })
+        self.sectors[i].get_or_insert_with(|| SectorSlot {
+            index: rules.indexer().sector(Sector::sliding(w as u8, b as u8)),
+            leaf: None,
+        })
     }
 
     /// The value of a sliding position from its table.

@@ -88,7 +88,7 @@ impl DtmSearch<'_> {
         }
         let (w, b) = (us.count_ones() as u8, them.count_ones() as u8);
         let sector = Sector { w, b, wh: uh, bh: th };
-        let key = (sector, rules.indexer().sector(w as usize, b as usize).index(us, them));
+        let key = (sector, rules.indexer().sector(Sector::sliding(w, b)).index(us, them));
         if let Some(&v) = self.memo.get(&key) {
             return Ok(v);
         }

@@ -15,7 +15,7 @@
 //! // Its WDL export (what `morris export-wdl` writes).
 //! let wdl_dir = tempfile::tempdir()?;
 //! let sector = Sector::sliding(3, 3);
-//! let slots = rules.indexer().sector(3, 3).len();
+//! let slots = rules.indexer().sector(Sector::sliding(3, 3)).len();
 //! let table = Table::open(dtm.path(), &rules, sector, slots)?;
 //! export_table(&table, &wdl_path(wdl_dir.path(), &rules, sector))?;
 //!
@@ -47,7 +47,7 @@ impl Encoding for WdlFiles {
     type Answer = Wdl;
 
     fn open(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> Result<WdlTable, TableError> {
-        let len = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+        let len = rules.indexer().sector(sector).len();
         WdlTable::open(dir, rules, sector, len)
     }
 

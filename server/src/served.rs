@@ -83,7 +83,7 @@ impl Catalog {
     /// not a preset, two directories serve the same rule set, or nothing is
     /// given.
     pub fn open(config: &Config) -> anyhow::Result<Catalog> {
-        let mut served: Vec<Served> = Vec::new();
+        let mut sources: Vec<(Source, PathBuf)> = Vec::new();
         for arg in &config.dbs {
             let name = match &arg.rules {
                 Some(r) => r.clone(),
@@ -104,8 +104,7 @@ impl Catalog {
                 },
             };
             let rules = RuleSet::preset(&name).with_context(|| format!("--db {}", arg.dir.display()))?;
-            let source = Source::open_ours(&arg.dir, rules)?;
-            push(&mut served, source, arg.dir.clone())?;
+            sources.push((Source::open_ours(&arg.dir, rules)?, arg.dir.clone()));
         }
         for arg in &config.malom {
             let name = match &arg.rules {
@@ -122,13 +121,28 @@ impl Catalog {
                 },
             };
             let rules = RuleSet::preset(&name).with_context(|| format!("--malom {}", arg.dir.display()))?;
-            let source = Source::open_malom(&arg.dir, rules)?;
-            push(&mut served, source, arg.dir.clone())?;
+            sources.push((Source::open_malom(&arg.dir, rules)?, arg.dir.clone()));
         }
-        if served.is_empty() {
+        if sources.is_empty() {
             bail!("nothing to serve: give --db DIR (or --malom DIR)");
         }
-        Ok(Catalog { served, permits: Arc::new(tokio::sync::Semaphore::new(config.max_in_flight.max(1))) })
+        Catalog::from_sources(sources, config.max_in_flight)
+    }
+
+    /// A catalog of sources opened by the caller, each with the directory
+    /// it reads, at most `max_in_flight` look-ups at once: for a library
+    /// user serving a rule set that `--db` cannot name, such as a custom
+    /// one (`RuleSet::custom`, whose parameters the file names do not
+    /// hold).
+    ///
+    /// # Errors
+    /// When two sources serve the same rule set.
+    pub fn from_sources(sources: Vec<(Source, PathBuf)>, max_in_flight: usize) -> anyhow::Result<Catalog> {
+        let mut served: Vec<Served> = Vec::new();
+        for (source, dir) in sources {
+            push(&mut served, source, dir)?;
+        }
+        Ok(Catalog { served, permits: Arc::new(tokio::sync::Semaphore::new(max_in_flight.max(1))) })
     }
 
     /// The database of the rule set `name`, if served.

@@ -1,6 +1,8 @@
 //! The JSON API over a real server on loopback, on small databases solved
 //! here: `nine` sliding sector 3-3 only (`solve --max-stones 6`), `six` and
-//! `three` completely (`solve --phase all`). Expected values come from
+//! `three` completely (`solve --phase all`); a custom rule set that fills
+//! its board (16 points, 8 stones a side) under both outcomes of the
+//! full-board rule. Expected values come from
 //! `morris-probe` (checked against the reference solver in tests/) and from
 //! a hand-checked position of the probe's documentation (`W:a4,d1,g4
 //! B:b2,d6,f2 w` is `Win(15)` in 3-3).
@@ -249,6 +251,80 @@ fn game_over_says_why() {
     let loser = if blocked.side_to_move == morris_db::Color::White { "black" } else { "white" };
     assert_eq!(json["game_over"]["winner"], loser);
     assert_eq!((json["category"].as_str(), json["dtm"].as_u64()), (Some("loss"), Some(0)));
+}
+
+/// A server over a custom rule set (`--db` names presets only): through
+/// [`Catalog::from_sources`].
+fn start_custom(rules: &RuleSet, dir: &Path) -> SocketAddr {
+    let source = morris_server::Source::open_ours(dir, rules.clone()).unwrap();
+    let catalog = Catalog::from_sources(vec![(source, dir.to_path_buf())], 4).unwrap();
+    let running = runtime().block_on(morris_server::start(catalog, SocketAddr::from(([127, 0, 0, 1], 0)))).unwrap();
+    let addr = running.addr;
+    std::mem::forget(running);
+    addr
+}
+
+#[test]
+fn a_full_board_ends_the_game_as_the_rule_says() {
+    use morris_db::rules::FullBoardOutcome;
+    // The smallest game that fills its board (tests/tests/full_board.rs):
+    // the 16-point board with 8 stones a side, solved completely under
+    // each outcome of the rule. Expected values are the rule's (RULES.md:
+    // a full board at the end of placement is a draw in Morabaraba, a loss
+    // for White, who placed first, in Twelve Men's Morris).
+    //
+    // Each ring alternates White and Black, so no side of a ring (the
+    // mills) is one colour: Black's last placement, c4, closes no mill and
+    // fills the board.
+    let full = "W:b6,f6,f2,b2,c5,e5,e3,c3 B:d6,f4,d2,b4,d5,e4,d3,c4 w";
+    let before = "W:b6,f6,f2,b2,c5,e5,e3,c3 B:d6,f4,d2,b4,d5,e4,d3 b 0 1";
+    for (outcome, winner, full_value, last_move) in [
+        (FullBoardOutcome::Draw, Json::Null, Value::Draw, Value::Draw),
+        (FullBoardOutcome::WhiteLoses, Json::from("black"), Value::LOST, Value::from_ply(1)),
+    ] {
+        let rules = RuleSet::custom(
+            "six",
+            &morris_db::Overrides { stones: Some(8), full_board: Some(outcome), ..Default::default() },
+        )
+        .unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        morris_solver::solve_all(&rules, tmp.path(), false).unwrap();
+        let db = Database::open(tmp.path(), rules.clone()).unwrap();
+        let addr = start_custom(&rules, tmp.path());
+        let name = rules.name();
+
+        let (status, json) = get(addr, &format!("/api/{name}?position={}", q(full)));
+        assert_eq!(status, 200, "{json}");
+        assert_eq!(json["game_over"]["reason"], "full_board", "{name}: {json}");
+        assert_eq!(json["game_over"]["winner"], winner, "{name}: {json}");
+        assert_eq!((&json["category"], &json["dtm"]), (&Json::from(category(full_value)), &dtm(full_value)));
+        assert_eq!(json["moves"].as_array().unwrap().len(), 0);
+        check_position(&json, &rules, &db, &Position::parse(full, rules.board()).unwrap());
+
+        let (status, json) = get(addr, &format!("/api/{name}?position={}", q(before)));
+        assert_eq!(status, 200, "{json}");
+        assert_eq!(json["game_over"], Json::Null);
+        assert_eq!(json["phase"], "placement");
+        let moves = json["moves"].as_array().unwrap();
+        assert_eq!(moves.len(), 1, "{json}");
+        assert_eq!(moves[0]["notation"], "c4");
+        let full_text = Position::parse(full, rules.board()).unwrap().to_text(rules.board());
+        assert_eq!(moves[0]["position"], full_text);
+        assert_eq!((&moves[0]["category"], &moves[0]["dtm"]), (&Json::from(category(last_move)), &dtm(last_move)));
+        assert_eq!((&json["category"], &json["dtm"]), (&Json::from(category(last_move)), &dtm(last_move)));
+        check_position(&json, &rules, &db, &Position::parse(before, rules.board()).unwrap());
+
+        // The line from Black's last placement ends on the full board.
+        let (status, json) = get(addr, &format!("/api/{name}/line?position={}", q(before)));
+        assert_eq!(status, 200, "{json}");
+        assert_eq!(json["line"][0]["notation"], "c4", "{json}");
+        if last_move == Value::Draw {
+            // A drawn line stops after a few plies or at the end of the game.
+            assert_eq!(json["line"].as_array().unwrap().len(), 1, "{json}");
+        }
+        assert_eq!(json["game_over"]["reason"], "full_board", "{json}");
+        assert_eq!(json["game_over"]["winner"], winner, "{json}");
+    }
 }
 
 #[test]

@@ -355,7 +355,10 @@ impl Pair<'_> {
     fn propagate(&self, item: Item, d: u16, s: &mut Scratch) {
         let (side, slot) = Self::split(item);
         let me = &self.sides[side];
-        let value = Value::from_entry(me.values[slot as usize].load(Relaxed));
+        // Every position of the frontier at ply `d` was resolved with DTM
+        // `d` (a claim taken at `d`, or a child of ply `d - 1`), so its value
+        // needs no look-up in the (scattered) value array.
+        let value = Value::from_ply(d);
         let Some((us, them)) = me.index.position(slot) else {
             self.fault.store(true, Relaxed);
             return;
@@ -372,16 +375,25 @@ impl Pair<'_> {
         s.slots.extend(s.preds.iter().map(|&(pu, pt)| pred.index.index(pu, pt)));
         s.slots.sort_unstable();
         s.slots.dedup();
+        // Touch every predecessor's cells first: the loop below updates them
+        // with locked instructions, which wait for every earlier load, so its
+        // cache misses would be taken one after another; plain loads here
+        // take them together.
+        let mut touched = 0u16;
+        for &q in &s.slots {
+            touched |= pred.values[q as usize].load(Relaxed) | pred.counters[q as usize].load(Relaxed) as u16;
+        }
+        std::hint::black_box(touched);
         for i in 0..s.slots.len() {
             let q = s.slots[i];
             let cell = &pred.values[q as usize];
             match value {
-                Some(Value::Loss(_)) => {
+                Value::Loss(_) => {
                     if cell.compare_exchange(0, Value::from_ply(d + 1).to_entry(), Relaxed, Relaxed).is_ok() {
                         s.next.push(Self::item(pred_side, q));
                     }
                 }
-                Some(Value::Win(_)) => {
+                Value::Win(_) => {
                     if cell.load(Relaxed) != 0 {
                         continue;
                     }
@@ -399,7 +411,7 @@ impl Pair<'_> {
                         }
                     }
                 }
-                _ => self.fault.store(true, Relaxed),
+                Value::Draw => self.fault.store(true, Relaxed),
             }
         }
     }
@@ -512,7 +524,7 @@ fn open_exit(rules: &RuleSet, dir: &Path, target: Sector) -> Result<Exit, SolveE
     if !rules.sector_occurs(target) {
         return Ok(Exit::Never);
     }
-    let index = rules.indexer().sector(target.w as usize, target.b as usize);
+    let index = rules.indexer().sector(target);
     let table = Table::open(dir, rules, target, index.len())?;
     table.verify_checksum()?;
     Ok(Exit::Table(index, table))
@@ -539,7 +551,7 @@ pub(crate) fn solve_pair(
     }
     let mut sides = Vec::new();
     for &sector in &sectors {
-        let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+        let index = rules.indexer().sector(sector);
         let len = index.len() as usize;
         if index.len() >= SIDE_BIT as u64 {
             return Err(SolveError::Internal {
@@ -683,7 +695,7 @@ mod tests {
                 Sector { w: 1, b: 2, wh: 3, bh: 2 },
                 Sector { w: 3, b: 3, wh: 0, bh: 1 },
             ] {
-                let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+                let index = rules.indexer().sector(sector);
                 for slot in (0..index.len()).step_by(7) {
                     let Some((us, them)) = index.position(slot) else { continue };
                     let mut preds = Vec::new();

@@ -129,7 +129,7 @@ pub(crate) fn is_double_removal(sector: Sector, child: Sector) -> bool {
 fn open_children(rules: &RuleSet, dir: &Path, sector: Sector) -> Result<Vec<Child>, SolveError> {
     let mut children = Vec::new();
     for s in child_sectors(rules, sector) {
-        let index = rules.indexer().sector(s.w as usize, s.b as usize);
+        let index = rules.indexer().sector(s);
         match Table::open(dir, rules, s, index.len()) {
             Ok(table) => {
                 table.verify_checksum()?;
@@ -233,9 +233,8 @@ fn position_value(
 /// left without a value.
 pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector) -> Result<Vec<u16>, SolveError> {
     let children = open_children(rules, dir, sector)?;
-    let (w, b) = (sector.w as usize, sector.b as usize);
-    let index = rules.indexer().sector(w, b);
-    let by_them = rules.indexer().sector(b, w);
+    let index = rules.indexer().sector(sector);
+    let by_them = rules.indexer().sector(sector.mirrored());
     let quiet_sector = Sector { w: sector.b, b: sector.w + 1, wh: sector.bh, bh: sector.wh.saturating_sub(1) };
     let quiet_child = children.iter().find(|c| c.sector == quiet_sector);
     let capture_sector = Sector { w: sector.b.saturating_sub(1), ..quiet_sector };

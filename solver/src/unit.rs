@@ -112,7 +112,7 @@ impl Unit {
 
 /// Slots of one sector's table.
 pub fn sector_slots(rules: &RuleSet, sector: Sector) -> u64 {
-    rules.indexer().sector(sector.w as usize, sector.b as usize).len()
+    rules.indexer().sector(sector).len()
 }
 
 /// Bytes of one sector's table file (`.mtb`).

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use morris_db::table::{table_path, HEADER_SIZE, MAGIC};
+use morris_db::table::{table_path, DtmFields, HEADER_SIZE, MAGIC};
 use morris_db::{Color, Position, RuleSet, Sector, Table, TableError, TableHeader, Value};
 use morris_probe::{Database, ProbeError, ProbeOptions};
 use morris_solver::{solve_sliding, SolveOptions};
@@ -50,7 +50,7 @@ fn path_of(dir: &Path, w: u8, b: u8) -> PathBuf {
 }
 
 fn slots(w: u8, b: u8) -> u64 {
-    nine().indexer().sector(w as usize, b as usize).len()
+    nine().indexer().sector(Sector::sliding(w, b)).len()
 }
 
 /// A drawn 3-3 position (../shared/oracle/README.md).
@@ -304,7 +304,7 @@ fn damaged_payload_without_checksums_never_panics() {
     }
     fs::write(&path, &bytes).unwrap();
     let db = Database::open_with(dir.path(), nine(), ProbeOptions { verify_checksums: false }).unwrap();
-    let index = nine().indexer().sector(3, 3);
+    let index = nine().indexer().sector(Sector::sliding(3, 3));
     let mut errors = 0;
     for slot in (0..index.len()).step_by(7) {
         let Some((us, them)) = index.position(slot) else {
@@ -533,8 +533,7 @@ proptest! {
             wins,
             losses,
             draws,
-            max_win: distances.0,
-            max_loss: distances.1,
+            own: DtmFields { max_win: distances.0, max_loss: distances.1 },
             encoding: morris_db::table::ENCODING_DTM16,
             payload_checksum: sums.1,
         };
@@ -594,8 +593,8 @@ proptest! {
                 3 => header.wins = v,
                 4 => header.losses = v,
                 5 => header.draws = v,
-                6 => header.max_win = v as u32,
-                7 => header.max_loss = v as u32,
+                6 => header.own.max_win = v as u32,
+                7 => header.own.max_loss = v as u32,
                 8 => header.payload_checksum = v,
                 9 => header.rules_fingerprint = v,
                 10 => header.sector.w = v as u8,
@@ -652,7 +651,7 @@ fn damaged_table(d: &Damage, table: &[u8]) -> Vec<u8> {
 #[test]
 fn damaged_real_tables_never_panic_and_reach_the_payload() {
     let rules = nine();
-    let index = rules.indexer().sector(3, 3);
+    let index = rules.indexer().sector(Sector::sliding(3, 3));
     let payload_slots = (real_table().len() - HEADER_SIZE) / 2;
     let (cases, opened, answered) = (Cell::new(0u32), Cell::new(0u32), Cell::new(0u32));
     runner(128)

@@ -49,6 +49,12 @@ fn verify_all(rules: &RuleSet, dir: &Path) -> u64 {
 
 #[test]
 fn lasker_tables_pass_the_independent_verifier() {
+    // The start values: those of the 16-point board with 4 stones are the
+    // reference solver's too (`reference_game.rs` compares every position
+    // of those two games); the other two are regression checks of our own
+    // output, with no outside source (the reference cannot hold those
+    // games, nothing published solves them, and Malom's `lask_*` files are
+    // of the 10-stone game).
     for (rules, start) in [
         (lasker("six", 4), Value::Draw),
         (lasker("six-flying", 4), Value::Draw),
@@ -90,7 +96,7 @@ fn positions_with_stones_in_hand_are_probed_with_moves_and_placements() {
     // ends the game, and somewhere the only best moves are slides (the
     // Lasker rule decides the value).
     let sector = Sector { w: 2, b: 3, wh: 2, bh: 1 };
-    let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+    let index = rules.indexer().sector(sector);
     let (mut lines, mut slide_only, mut placement_only) = (0, 0, 0);
     for slot in 0..index.len() {
         let Some((us, them)) = index.position(slot) else { continue };

@@ -38,16 +38,9 @@ use morris_probe::{Database, ProbeError};
 use morris_solver::{solve_sliding, SolveOptions};
 use rayon::prelude::*;
 
-/// The directory of Malom's files, from `MORRIS_MALOM_DIR` (a relative
-/// path is taken from the workspace root). Panics, failing the test, when
-/// the variable is unset or the directory lacks `std.secval`: these tests
-/// only run when asked for (`--ignored`), and then they must check.
+/// The directory of Malom's files (`MORRIS_MALOM_DIR`).
 fn oracle() -> PathBuf {
-    let var = std::env::var_os("MORRIS_MALOM_DIR")
-        .expect("MORRIS_MALOM_DIR is not set: point it at the directory of Malom's files (../shared/oracle/malom)");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(var);
-    assert!(dir.join("std.secval").is_file(), "MORRIS_MALOM_DIR: no std.secval in {}", dir.display());
-    dir
+    morris_tests::malom_dir()
 }
 
 /// Malom's database of a game in the oracle directory.
@@ -78,7 +71,7 @@ fn every_file_opens_and_every_pointer_lands_on_the_value_of_its_position() {
     let mut files = 0;
     for game in MalomGame::ALL {
         let db = malom(&dir, game);
-        let index_of = |s: Sector| db.rules().indexer().sector(s.w as usize, s.b as usize);
+        let index_of = |s: Sector| db.rules().indexer().sector(s);
         for sector in db.sectors_present() {
             files += 1;
             let file = db.sector(sector).unwrap_or_else(|e| panic!("{}: {e}", game.file_name(sector)));
@@ -210,7 +203,7 @@ fn probing_through_both_gives_the_same_values_and_best_moves() {
     let syms = board.symmetries();
     let mut checked_decisive = 0;
     for sector in SLIDING {
-        let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+        let index = rules.indexer().sector(sector);
         let positions: Vec<(u64, Position)> = (0..index.len())
             .step_by(37)
             .filter_map(|slot| index.position(slot).map(|p| (slot, p)))
@@ -348,7 +341,7 @@ fn placement_positions_agree_with_their_moves() {
         let mut checked = 0;
         let present: HashSet<Sector> = db.sectors_present().into_iter().collect();
         for sector in db.sectors_present().into_iter().filter(|s| !s.is_sliding()) {
-            let index = db.rules().indexer().sector(sector.w as usize, sector.b as usize);
+            let index = db.rules().indexer().sector(sector);
             let results: Vec<Result<bool, String>> = (0..index.len())
                 .into_par_iter()
                 .filter_map(|slot| index.position(slot))
@@ -413,7 +406,7 @@ fn missing_and_damaged_files_give_typed_errors() {
     bad[12] = 1;
     assert_eq!(corrupt_field(probe(Some(&bad)).unwrap_err()), "flag");
     // A pointer to a pointer: slot of the canonical position made a pointer.
-    let index = rules.indexer().sector(3, 3);
+    let index = rules.indexer().sector(Sector::sliding(3, 3));
     let slot = index.index(pos.us(), pos.them()) as usize;
     let mut bad = good.clone();
     bad[64 + 3 * slot..64 + 3 * slot + 3].copy_from_slice(&[0, 0xf0, 0xff]); // symmetry 0

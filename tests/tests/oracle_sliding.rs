@@ -22,16 +22,16 @@ fn nine_sliding_sectors_up_to_eight_stones_match_the_oracle() {
     ];
     for (w, b, wins, losses, draws, max_win, max_loss) in expected {
         let sector = Sector::sliding(w, b);
-        let len = rules.indexer().sector(w as usize, b as usize).len();
+        let len = rules.indexer().sector(Sector::sliding(w, b)).len();
         let table = Table::open(dir.path(), &rules, sector, len).unwrap();
         table.verify_checksum().unwrap();
         let h = table.header();
         assert_eq!((h.wins, h.losses, h.draws), (wins, losses, draws), "sector {sector}");
         if let Some(m) = max_win {
-            assert_eq!(h.max_win, m, "longest win of {sector}");
+            assert_eq!(h.own.max_win, m, "longest win of {sector}");
         }
         if let Some(m) = max_loss {
-            assert_eq!(h.max_loss, m, "longest loss of {sector}");
+            assert_eq!(h.own.max_loss, m, "longest loss of {sector}");
         }
     }
 }

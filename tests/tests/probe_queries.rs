@@ -44,7 +44,7 @@ fn rules() -> &'static RuleSet {
 /// The canonical positions of sliding sector `w-b` at every `step`-th slot
 /// (padding slots skipped), White to move.
 fn positions(w: usize, b: usize, step: u64) -> Vec<Position> {
-    let index = rules().indexer().sector(w, b);
+    let index = rules().indexer().sector(Sector::sliding(w as u8, b as u8));
     (0..index.len())
         .step_by(step as usize)
         .filter_map(|slot| index.position(slot))

@@ -13,7 +13,8 @@ use std::sync::LazyLock;
 use morris_db::board::{Bitboard, Point, Points};
 use morris_db::index::{colex_unrank, BINOMIAL};
 use morris_db::moves::{apply_move, generate_moves, sliding_unmoves};
-use morris_db::{Color, Move, Position, RuleSet};
+use morris_db::{Color, Move, Position, RuleSet, Sector};
+use morris_tests::reference_game::{RefGame, RefPos};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -101,7 +102,7 @@ fn check_symmetry_maps_moves(rules: &RuleSet, us: Bitboard, them: Bitboard) -> R
 
 /// 2. Every symmetry keeps the index, and the index is in range.
 fn check_symmetry_keeps_index(rules: &RuleSet, us: Bitboard, them: Bitboard) -> Result<(), TestCaseError> {
-    let idx = rules.indexer().sector(us.count_ones() as usize, them.count_ones() as usize);
+    let idx = rules.indexer().sector(Sector::sliding(us.count_ones() as u8, them.count_ones() as u8));
     let i = idx.index(us, them);
     prop_assert!(i < idx.len(), "index {} >= len {}", i, idx.len());
     for (k, s) in rules.board().symmetries().iter().enumerate() {
@@ -113,7 +114,7 @@ fn check_symmetry_keeps_index(rules: &RuleSet, us: Bitboard, them: Bitboard) -> 
 
 /// 3. `position(index(P))` is a position of P's orbit, with the same index.
 fn check_index_round_trip(rules: &RuleSet, us: Bitboard, them: Bitboard) -> Result<(), TestCaseError> {
-    let idx = rules.indexer().sector(us.count_ones() as usize, them.count_ones() as usize);
+    let idx = rules.indexer().sector(Sector::sliding(us.count_ones() as u8, them.count_ones() as u8));
     let i = idx.index(us, them);
     let back = idx.position(i);
     prop_assert!(back.is_some(), "slot {} of {} is padding", i, show(rules, us, them));
@@ -310,7 +311,7 @@ proptest! {
 ///   (pairs that are the smallest of their 16 images).
 fn check_sector_exhaustively(rules: &RuleSet, w: usize, b: usize) -> u64 {
     let n = rules.board().len();
-    let idx = rules.indexer().sector(w, b);
+    let idx = rules.indexer().sector(Sector::sliding(w as u8, b as u8));
     let mut filled = 0u64;
     for slot in 0..idx.len() {
         if let Some((us, them)) = idx.position(slot) {
@@ -614,4 +615,196 @@ proptest! {
         }
         prop_assert_eq!(removed, expected, "{}", position.to_text(rules.board()));
     }
+}
+
+// ---------------------------------------------------------------------------
+// Move generation with stones in hand against the reference
+
+/// A rule set and the reference's reading of it (its own board data and
+/// move generation: `morris_tests::reference_game`).
+struct Pair {
+    rules: RuleSet,
+    game: RefGame,
+    /// Reference bit `i` as the database's point bit.
+    to_db: Vec<Bitboard>,
+}
+
+impl Pair {
+    fn new(preset: &str, game: RefGame) -> Pair {
+        let rules = RuleSet::preset(preset).unwrap();
+        let to_db = game.points.iter().map(|&n| 1 << rules.board().point(n).expect("point")).collect();
+        Pair { rules, game, to_db }
+    }
+
+    fn to_db(&self, set: u32) -> Bitboard {
+        (0..self.to_db.len()).filter(|&i| set & (1 << i) != 0).fold(0, |a, i| a | self.to_db[i])
+    }
+}
+
+static PAIRS: LazyLock<Vec<Pair>> = LazyLock::new(|| {
+    vec![
+        Pair::new("nine", RefGame::twentyfour(9, true, false)),
+        Pair::new("nine-noflying", RefGame::twentyfour(9, false, false)),
+        Pair::new("nine-diagonal", RefGame::twentyfour(9, true, true)),
+        Pair::new("lasker", RefGame::twentyfour(10, true, false).with_lasker()),
+        Pair::new("six", RefGame::sixteen(6, false)),
+        Pair::new("six-flying", RefGame::sixteen(6, true)),
+    ]
+});
+
+/// A position of one of [`PAIRS`] in the reference's terms (relative to
+/// the side to move), with stones in hand: the hands of a game in
+/// progress (White to move: equal hands; Black: one more for Black; under
+/// the Lasker rule any), both sides with at least 3 stones on the board
+/// and in hand. Built to meet the rules about mills often: `shape` 1 and 3
+/// make the opponent's stones whole mills (every one in a mill), 2 and 3
+/// give the side to move the other four points of two mills that meet on
+/// an empty point (a placement or a move there closes both).
+fn ref_position_in_hand() -> impl Strategy<Value = (usize, RefPos)> {
+    (0..PAIRS.len(), any::<u64>(), 0u8..4, 0u8..=10, 0u8..=10, any::<bool>(), 0u32..=10, 0u32..=10).prop_filter_map(
+        "not a position of the game",
+        |(which, seed, shape, hand_a, hand_b, black, u, t)| {
+            let game = &PAIRS[which].game;
+            let n = game.points.len();
+            let stones = game.stones;
+            let (us_hand, them_hand) = if game.lasker {
+                (hand_a % (stones + 1), hand_b % (stones + 1))
+            } else {
+                let k = hand_a % stones;
+                if black {
+                    (k + 1, k)
+                } else {
+                    (k.max(1), k.max(1))
+                }
+            };
+            // A fixed shuffle of the points from the seed.
+            let mut order: Vec<usize> = (0..n).collect();
+            let mut s = seed | 1;
+            for i in (1..n).rev() {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                order.swap(i, (s % (i as u64 + 1)) as usize);
+            }
+            let mills = game.mills();
+            let (mut us, mut them) = (0u32, 0u32);
+            if shape & 2 != 0 {
+                // Two mills meeting on one point, that point left empty.
+                let a = mills[(s % mills.len() as u64) as usize];
+                let b = *mills.iter().find(|&&m| (m & a).count_ones() == 1 && m != a)?;
+                us = (a | b) & !(a & b);
+                order.retain(|&i| (a & b) & (1 << i) == 0);
+            }
+            if shape & 1 != 0 {
+                for k in 0..3 {
+                    let m = mills[((s >> (8 * k)) % mills.len() as u64) as usize];
+                    if m & us == 0 && them.count_ones() + 3 + them_hand as u32 <= stones as u32 {
+                        them |= m;
+                    }
+                }
+                if them == 0 {
+                    return None;
+                }
+            }
+            for &i in &order {
+                let bit = 1u32 << i;
+                if (us | them) & bit != 0 {
+                    continue;
+                }
+                if us.count_ones() < u.min((stones - us_hand) as u32) {
+                    us |= bit;
+                } else if shape & 1 == 0 && them.count_ones() < t.min((stones - them_hand) as u32) {
+                    them |= bit;
+                }
+            }
+            let fits = |set: u32, hand: u8| {
+                set.count_ones() + hand as u32 <= stones as u32 && set.count_ones() + hand as u32 >= 3
+            };
+            if !fits(us, us_hand) || !fits(them, them_hand) || (us | them).count_ones() as usize >= n {
+                return None;
+            }
+            if us_hand == 0 && them_hand == 0 {
+                return None; // the sliding phase is covered above
+            }
+            Some((which, RefPos { us, them, us_hand, them_hand }))
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Every position after a legal move, as the database's move generation
+    /// gives it, is one the reference's move generation gives, and no other:
+    /// placements, moves and flights with stones in hand (the Lasker rule),
+    /// mills closed while placing, one removal for a double mill, removal
+    /// from mills only when every opponent stone is in one.
+    #[test]
+    fn moves_with_stones_in_hand_agree_with_the_reference((which, p) in ref_position_in_hand()) {
+        let pair = &PAIRS[which];
+        let rules = &pair.rules;
+        let side = if p.white_to_move() { Color::White } else { Color::Black };
+        let pos = Position::from_relative(pair.to_db(p.us), pair.to_db(p.them), side, p.us_hand, p.them_hand);
+        let mut ours: Vec<(Bitboard, Bitboard, u8, u8)> = pos
+            .legal_moves(rules)
+            .into_iter()
+            .map(|m| {
+                let c = pos.play_unchecked(m);
+                (c.us(), c.them(), c.us_in_hand(), c.them_in_hand())
+            })
+            .collect();
+        let mut reference: Vec<(Bitboard, Bitboard, u8, u8)> = pair
+            .game
+            .children(p)
+            .into_iter()
+            .map(|c| (pair.to_db(c.us), pair.to_db(c.them), c.us_hand, c.them_hand))
+            .collect();
+        ours.sort_unstable();
+        reference.sort_unstable();
+        prop_assert_eq!(ours, reference, "{}: {}", rules.name(), pos.to_text(rules.board()));
+    }
+}
+
+/// The positions [`ref_position_in_hand`] generates meet what the property
+/// above is for, often: the Lasker rule with both placements and moves to
+/// choose from, a double mill closed, a removal from a mill because every
+/// opponent stone stands in one, both colours to move, every rule set.
+#[test]
+fn positions_with_stones_in_hand_cover_the_rules_about_mills() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = ref_position_in_hand();
+    let (mut lasker_both, mut double, mut from_mills, mut black) = (0, 0, 0, 0);
+    let mut rule_sets = HashSet::new();
+    for _ in 0..2000 {
+        let (which, p) = strategy.new_tree(&mut runner).unwrap().current();
+        let pair = &PAIRS[which];
+        let rules = &pair.rules;
+        rule_sets.insert(rules.name().to_string());
+        let side = if p.white_to_move() { Color::White } else { Color::Black };
+        black += (side == Color::Black) as u32;
+        let pos = Position::from_relative(pair.to_db(p.us), pair.to_db(p.them), side, p.us_hand, p.them_hand);
+        let moves = pos.legal_moves(rules);
+        if rules.lasker() && moves.iter().any(|m| m.from.is_none()) && moves.iter().any(|m| m.from.is_some()) {
+            lasker_both += 1;
+        }
+        let mills = rules.board().mills();
+        let in_mills = |set: Bitboard| mills.iter().filter(|&&m| set & m == m).fold(0, |a, &m| a | m);
+        let them = pos.them();
+        let mut d = false;
+        let mut f = false;
+        for m in moves.iter().filter(|m| m.removal.is_some()) {
+            let after = pos.play_unchecked(*m).them();
+            d |= mills.iter().filter(|&&mill| mill & (1 << m.to) != 0 && after & mill == mill).count() >= 2;
+            f |= them != 0 && in_mills(them) == them;
+        }
+        double += d as u32;
+        from_mills += f as u32;
+    }
+    eprintln!(
+        "2000 positions: {lasker_both} Lasker with placements and moves, {double} with a double mill to close, \
+         {from_mills} with every opponent stone in a mill and a mill to close, {black} Black to move"
+    );
+    assert_eq!(rule_sets.len(), PAIRS.len(), "{rule_sets:?}");
+    assert!(lasker_both >= 50 && double >= 100 && from_mills >= 100 && black >= 200);
 }

@@ -65,7 +65,7 @@ fn export_sliding(rules: &RuleSet, dir: &std::path::Path) -> tempfile::TempDir {
     for w in 0..=rules.board().len() as u8 {
         for b in 0..=rules.board().len() as u8 - w {
             let sector = morris_db::Sector::sliding(w, b);
-            let len = rules.indexer().sector(w as usize, b as usize).len();
+            let len = rules.indexer().sector(Sector::sliding(w, b)).len();
             match Table::open(dir, rules, sector, len) {
                 Ok(table) => {
                     export_table(&table, &wdl_path(out.path(), rules, sector)).unwrap();
@@ -95,7 +95,7 @@ fn search_agrees_with_tables(preset: &str, setup: Setup) {
     let mut prover = Prover::new(&db, options);
     let mut compared = 0u64;
     for sector in placement_sectors(&rules) {
-        let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+        let index = rules.indexer().sector(sector);
         for slot in 0..index.len() {
             let Some((us, them)) = index.position(slot) else { continue };
             let pos = Position::from_relative(us, them, side_to_move(sector), sector.wh, sector.bh);
@@ -205,7 +205,7 @@ fn dtm_search_agrees_with_tables(preset: &str, step: usize) {
     let db = Database::open(dir.path(), rules.clone()).unwrap();
     let mut compared = 0u64;
     for sector in placement_sectors(&rules) {
-        let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+        let index = rules.indexer().sector(sector);
         for slot in (0..index.len()).step_by(step) {
             let Some((us, them)) = index.position(slot) else { continue };
             let pos = Position::from_relative(us, them, side_to_move(sector), sector.wh, sector.bh);

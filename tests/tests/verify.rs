@@ -48,7 +48,7 @@ fn verify(dir: &Path, w: u8, b: u8) -> TableReport {
 }
 
 fn entries(dir: &Path, sector: Sector) -> Vec<u16> {
-    let len = nine().indexer().sector(sector.w as usize, sector.b as usize).len();
+    let len = nine().indexer().sector(sector).len();
     let t = Table::open(dir, &nine(), sector, len).unwrap();
     (0..len).map(|s| t.entry(s).unwrap()).collect()
 }
@@ -66,7 +66,7 @@ fn find(entries: &[u16], pick: impl Fn(Value) -> bool) -> usize {
 }
 
 fn text_of(sector: Sector, slot: usize) -> String {
-    let index = nine().indexer().sector(sector.w as usize, sector.b as usize);
+    let index = nine().indexer().sector(sector);
     let (us, them) = index.position(slot as u64).unwrap();
     Position::from_relative(us, them, Color::White, 0, 0).to_text(nine().board())
 }
@@ -87,7 +87,8 @@ fn every_table_the_solver_writes_passes() {
     // Published counts (../shared/oracle): every canonical position checked.
     let positions: u64 = [(3, 3), (3, 4), (4, 3)].iter().map(|&(w, b)| verify(solved(), w, b).positions).sum();
     assert_eq!(positions, 169_626 + 760_398 + 760_398);
-    let slots: u64 = [(3, 3), (3, 4), (4, 3)].iter().map(|&(w, b)| nine().indexer().sector(w, b).len()).sum();
+    let slots: u64 =
+        [(3, 3), (3, 4), (4, 3)].iter().map(|&(w, b)| nine().indexer().sector(Sector::sliding(w, b)).len()).sum();
     assert_eq!(total.into_inner(), slots, "progress reports every slot once");
 }
 
@@ -224,7 +225,7 @@ fn header_statistics_are_checked() {
     let sector = Sector::sliding(3, 3);
     let e = entries(dir.path(), sector);
     let mut header = TableHeader::for_entries(&nine(), sector, &e);
-    header.max_win += 2;
+    header.own.max_win += 2;
     write_table(&table_path(dir.path(), &nine(), sector), &header, &e).unwrap();
     let r = verify(dir.path(), 3, 3);
     assert_eq!(r.faults, [Fault::Statistics { field: "longest win", header: 27, payload: 25 }]);
@@ -349,7 +350,7 @@ fn whole_games_with_placement_and_lines_pass() {
             // A changed placement value is caught too: the first win of
             // the sector where White has placed two stones and Black one.
             let sector = Sector { w: 1, b: 2, wh: 4, bh: 4 };
-            let index = rules.indexer().sector(1, 2);
+            let index = rules.indexer().sector(Sector::sliding(1, 2));
             let t = Table::open(dir.path(), &rules, sector, index.len()).unwrap();
             let mut e: Vec<u16> = (0..index.len()).map(|s| t.entry(s).unwrap()).collect();
             drop(t);

@@ -50,7 +50,7 @@ fn fixture() -> &'static Fixture {
 }
 
 fn slots(s: Sector) -> u64 {
-    nine().indexer().sector(s.w as usize, s.b as usize).len()
+    nine().indexer().sector(s).len()
 }
 
 fn copy_of_wdl() -> tempfile::TempDir {
@@ -70,7 +70,7 @@ fn wdl_file(dir: &Path, w: u8, b: u8) -> PathBuf {
 fn positions(step: usize) -> Vec<Position> {
     let mut out = Vec::new();
     for (w, b) in SECTORS {
-        let index = nine().indexer().sector(w as usize, b as usize);
+        let index = nine().indexer().sector(Sector::sliding(w, b));
         for slot in (0..index.len()).step_by(step) {
             if let Some((us, them)) = index.position(slot) {
                 let color = if slot % 2 == 0 { Color::White } else { Color::Black };
@@ -96,7 +96,7 @@ fn every_position_reads_back_as_its_dtm_value() {
         let h = wdl.header();
         let d = dtm.header();
         assert_eq!((h.wins, h.losses, h.draws), (d.wins, d.losses, d.draws));
-        assert_eq!(h.source_checksum, d.payload_checksum);
+        assert_eq!(h.own.source_checksum, d.payload_checksum);
         for slot in 0..slots(s) {
             if let Some(v) = dtm.value(slot) {
                 assert_eq!(wdl.wdl(slot), Some(Wdl::from(v)), "{s} slot {slot}");
@@ -439,7 +439,7 @@ fn whole_games_with_placement_and_lines_export_and_read_back() {
         for entry in fs::read_dir(dir.path()).unwrap() {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
             if let Some(s) = TableFile::parse(&name).filter(|f| f.kind.is_dtm()).map(|f| f.sector) {
-                let len = rules.indexer().sector(s.w as usize, s.b as usize).len();
+                let len = rules.indexer().sector(s).len();
                 let t = Table::open(dir.path(), &rules, s, len).unwrap();
                 export_table(&t, &wdl_path(dir.path(), &rules, s)).unwrap();
                 sectors.push(s);
@@ -450,7 +450,7 @@ fn whole_games_with_placement_and_lines_export_and_read_back() {
         let mut prober = wdl.prober();
         let mut checked = 0;
         for s in sectors {
-            let index = rules.indexer().sector(s.w as usize, s.b as usize);
+            let index = rules.indexer().sector(s);
             let step = (index.len() / 500).max(1);
             for slot in (0..index.len()).step_by(step as usize) {
                 // Canonical positions, and (for lines) unreachable ones.
@@ -477,7 +477,7 @@ fn whole_games_with_placement_and_lines_export_and_read_back() {
 fn damaged_real_files_never_panic_and_reach_the_payload() {
     let rules = nine();
     let sector = Sector::sliding(3, 3);
-    let index = rules.indexer().sector(3, 3);
+    let index = rules.indexer().sector(Sector::sliding(3, 3));
     let real = fs::read(wdl_file(fixture().wdl.path(), 3, 3)).unwrap();
     let payload_bytes = real.len() - HEADER_SIZE;
     let (cases, opened, answered) = (Cell::new(0u32), Cell::new(0u32), Cell::new(0u32));

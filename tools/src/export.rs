@@ -49,7 +49,7 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
         // A file exported from this very table (same payload checksum) is kept.
         let existing = WdlTable::open(&args.out, &rules, sector, len)
             .ok()
-            .filter(|w| w.header().source_checksum == table.header().payload_checksum)
+            .filter(|w| w.header().own.source_checksum == table.header().payload_checksum)
             .filter(|w| w.verify_checksum().is_ok());
         let (count, size) = match existing {
             Some(w) => {

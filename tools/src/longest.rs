@@ -177,13 +177,13 @@ pub fn longest_wins(
     tables.retain(|c| c.table.header().wins > 0);
     tables.sort_by_key(|c| {
         let h = c.table.header();
-        (Reverse(h.max_win), c.stored.rules_name.clone(), sector_order(&c.stored.sector))
+        (Reverse(h.own.max_win), c.stored.rules_name.clone(), sector_order(&c.stored.sector))
     });
     let mut top = TopN::new(n);
     let mut scanned = Vec::new();
     for c in &tables {
         let h = c.table.header();
-        let max_win = u16::try_from(h.max_win).unwrap_or(u16::MAX);
+        let max_win = u16::try_from(h.own.max_win).unwrap_or(u16::MAX);
         if !top.wants(&c.stored.rules_name, c.stored.sector, max_win) {
             continue;
         }
@@ -199,7 +199,7 @@ pub fn longest_wins(
 /// The best `n` wins of one table with DTM at least `floor`, on all cores.
 fn scan(c: &Candidate<'_>, n: usize, floor: u16) -> Vec<LongWin> {
     let sector = c.stored.sector;
-    let index = c.rules.indexer().sector(sector.w as usize, sector.b as usize);
+    let index = c.rules.indexer().sector(sector);
     let slots = c.table.header().entry_count;
     let side = side_to_move(&c.rules, sector);
     let chunks = slots.div_ceil(CHUNK_SLOTS);

@@ -100,7 +100,7 @@ fn twin_problem(twin: &Path, name: &str, original: &TableHeader) -> Option<Strin
         Err(e) => Some(format!("{e:#}")),
         Ok(h) => {
             let values = |h: &TableHeader| {
-                (h.entry_count, h.canonical_positions, h.wins, h.losses, h.draws, h.max_win, h.max_loss)
+                (h.entry_count, h.canonical_positions, h.wins, h.losses, h.draws, h.own.max_win, h.own.max_loss)
             };
             (values(&h) != values(original))
                 .then(|| format!("{}: holds other values than its original (a stale compressed table)", twin.display()))
@@ -170,8 +170,8 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                     h.wins,
                     h.losses,
                     h.draws,
-                    opt(h.wins, h.max_win),
-                    opt(h.losses, h.max_loss),
+                    opt(h.wins, h.own.max_win),
+                    opt(h.losses, h.own.max_loss),
                     h.rules_name
                 )?;
             }
@@ -188,8 +188,8 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                         "wins": h.wins,
                         "losses": h.losses,
                         "draws": h.draws,
-                        "max_win": (h.wins > 0).then_some(h.max_win),
-                        "max_loss": (h.losses > 0).then_some(h.max_loss),
+                        "max_win": (h.wins > 0).then_some(h.own.max_win),
+                        "max_loss": (h.losses > 0).then_some(h.own.max_loss),
                     })
                 })
                 .collect();
@@ -213,8 +213,8 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                     h.wins,
                     h.losses,
                     h.draws,
-                    opt(h.wins, h.max_win),
-                    opt(h.losses, h.max_loss),
+                    opt(h.wins, h.own.max_win),
+                    opt(h.losses, h.own.max_loss),
                     h.entry_count as f64 / h.canonical_positions.max(1) as f64
                 )?;
             }

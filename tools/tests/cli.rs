@@ -2,101 +2,21 @@
 //! small databases: solve, stats, probe, analyze, bestmove, show, their
 //! help, and their errors.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
-use std::process::Output;
-use std::sync::OnceLock;
+use std::path::Path;
 
-use morris_db::{Color, Position, RuleSet};
+use morris_db::{Color, Position, RuleSet, Sector};
 use morris_probe::Database;
 
-// ---------------------------------------------------------------------------
-// The binary
-
-/// The `morris` executable, built once per test process.
-fn morris_bin() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_morris"))
-}
-
-/// What a run of `morris` printed.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let Output { status, stdout, stderr } =
-        assert_cmd::Command::new(morris_bin()).args(args).output().expect("running morris");
-    let run = Run {
-        code: status.code(),
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-    };
-    assert!(!run.stderr.contains("panicked"), "morris {args:?} panicked:\n{}", run.stderr);
-    run
-}
-
-/// Runs `morris` and expects success; returns its standard output.
-fn ok(args: &[&str]) -> String {
-    let r = run(args);
-    assert_eq!(r.code, Some(0), "morris {args:?} failed:\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
-    r.stdout
-}
-
-/// Runs `morris` and expects a clean failure: a non-zero exit code (not a
-/// signal) and a message on standard error. Returns standard error.
-fn fails(args: &[&str]) -> String {
-    let r = run(args);
-    assert!(
-        matches!(r.code, Some(c) if c != 0),
-        "morris {args:?} should fail but exited with {:?}:\nstdout:\n{}\nstderr:\n{}",
-        r.code,
-        r.stdout,
-        r.stderr
-    );
-    assert!(!r.stderr.trim().is_empty(), "morris {args:?} failed without a message");
-    r.stderr
-}
-
-/// Expects `text` to contain every one of `parts`.
-fn contains_all(text: &str, parts: &[&str], context: &str) {
-    for p in parts {
-        assert!(text.contains(p), "{context}: `{p}` is not in:\n{text}");
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 temporary path")
-}
-
-// ---------------------------------------------------------------------------
-// Databases
-
-/// `nine`, solved by `morris solve` up to 7 stones (3-3, 3-4, 4-3), shared
-/// by every test that does not change it.
-fn db7() -> &'static Path {
-    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    &DB.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("nine");
-        let out = ok(&["solve", "--rules", "nine", "--max-stones", "7", "--db", s(&db), "-q"]);
-        contains_all(&out, &["solved 3 tables", "kept 0"], "first solve");
-        (dir, db)
-    })
-    .1
-}
+use common::{contains_all, db7, fails, ok, run, s};
 
 /// A fresh copy of [`db7`] for a test that damages it.
 fn copy_of_db7() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for entry in fs::read_dir(db7()).unwrap() {
-        let path = entry.unwrap().path();
-        fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
-    }
-    dir
+    common::copy_of(db7())
 }
 
 /// Every file of a directory: name, contents, modification time, inode.
@@ -198,7 +118,7 @@ fn solve_removes_stale_temporary_files() {
 fn draw_reached_by_a_capture() -> u64 {
     let rules = RuleSet::preset("nine").unwrap();
     let db = Database::open(db7(), rules.clone()).unwrap();
-    let index = rules.indexer().sector(3, 3);
+    let index = rules.indexer().sector(Sector::sliding(3, 3));
     (0..index.len())
         .find(|&slot| {
             index.position(slot).is_some_and(|(us, them)| {
@@ -445,7 +365,7 @@ fn probe_agrees_with_the_library() {
     let db = Database::open(db7(), rules.clone()).unwrap();
     let mut checked = 0;
     for (w, b) in [(3, 3), (3, 4), (4, 3)] {
-        let index = rules.indexer().sector(w, b);
+        let index = rules.indexer().sector(Sector::sliding(w, b));
         for slot in (0..index.len()).step_by(index.len() as usize / 5) {
             let Some((us, them)) = index.position(slot) else {
                 continue;
@@ -468,7 +388,7 @@ fn probe_agrees_with_the_library() {
 fn a_won_position() -> (String, u16) {
     let rules = RuleSet::preset("nine").unwrap();
     let db = Database::open(db7(), rules.clone()).unwrap();
-    let index = rules.indexer().sector(3, 3);
+    let index = rules.indexer().sector(Sector::sliding(3, 3));
     (0..index.len())
         .filter_map(|slot| index.position(slot))
         .map(|(us, them)| Position::from_relative(us, them, Color::White, 0, 0))

@@ -5,79 +5,22 @@
 //! game records as Sanmill exports them; impossible hands; and the reason a
 //! game ended.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+mod common;
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
+use common::{fails, ok, ok_in, s, Run, Runner};
 
 fn morris(args: &[&str], stdin: &str) -> Run {
-    let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_morris"))
-        .args(args)
-        .write_stdin(stdin)
-        .timeout(std::time::Duration::from_secs(300))
-        .output()
-        .expect("running morris");
-    let run = Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(!run.stderr.contains("panicked"), "morris {args:?} panicked:\n{}", run.stderr);
-    run
-}
-
-/// Runs `morris` and expects success; returns standard output.
-fn ok_in(args: &[&str], stdin: &str) -> String {
-    let r = morris(args, stdin);
-    assert_eq!(r.code, Some(0), "morris {args:?} failed:\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
-    r.stdout
-}
-
-fn ok(args: &[&str]) -> String {
-    ok_in(args, "")
-}
-
-/// Runs `morris` and expects a clean failure with a message; returns
-/// standard error.
-fn fails(args: &[&str]) -> String {
-    let r = morris(args, "");
-    assert!(matches!(r.code, Some(c) if c != 0), "morris {args:?} should fail:\n{}\n{}", r.stdout, r.stderr);
-    assert!(!r.stderr.trim().is_empty(), "morris {args:?} failed without a message");
-    r.stderr
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
+    Runner::default().stdin(stdin).run(args)
 }
 
 /// `nine` up to 7 stones, solved once by `morris solve`.
 fn db7() -> &'static str {
-    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    s(&DB
-        .get_or_init(|| {
-            let dir = tempfile::tempdir().unwrap();
-            let db = dir.path().join("nine");
-            ok(&["solve", "--rules", "nine", "--max-stones", "7", "--db", s(&db), "-q"]);
-            (dir, db)
-        })
-        .1)
+    s(common::db7())
 }
 
 /// `three`, solved completely (seconds).
 fn db_three() -> &'static str {
-    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    s(&DB
-        .get_or_init(|| {
-            let dir = tempfile::tempdir().unwrap();
-            let db = dir.path().join("three");
-            ok(&["solve", "--rules", "three", "--phase", "all", "--db", s(&db), "-q"]);
-            (dir, db)
-        })
-        .1)
+    s(common::three())
 }
 
 /// A sliding position, White a4 a1 d3 against Black a7 d1 c4, in both

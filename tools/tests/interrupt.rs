@@ -3,14 +3,12 @@
 //! writes, temporary files are removed by the next run, and the next run
 //! finishes the job with the same tables.
 
-use std::collections::BTreeMap;
-use std::fs;
-use std::path::Path;
-use std::process::{Command, Stdio};
+mod common;
 
-fn morris() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_morris"))
-}
+use common::{morris, tables, temporaries};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Stdio;
 
 fn solve(dir: &Path) {
     let status = morris()
@@ -20,26 +18,6 @@ fn solve(dir: &Path) {
         .status()
         .unwrap();
     assert!(status.success());
-}
-
-/// The finished tables of a directory, by file name.
-fn tables(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mtb"))
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap()))
-        .collect()
-}
-
-/// The names of the temporary files (`*.tmp`) in a directory.
-fn temporaries(dir: &Path) -> Vec<String> {
-    fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect()
 }
 
 /// How a round chooses its moment to kill.

@@ -4,19 +4,17 @@
 //! own temporary files; a whole solve runs alone, one-unit solves of
 //! different units side by side, and two of one unit never at once.
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{morris, tables};
 use fs4::fs_std::FileExt;
 use morris_db::RuleSet;
 use morris_solver::unit::units;
-
-fn morris() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_morris"))
-}
 
 fn run(args: &[&str], db: &Path) -> Output {
     morris().args(args).arg("--db").arg(db).arg("-q").output().unwrap()
@@ -35,16 +33,6 @@ fn fails(args: &[&str], db: &Path) -> String {
     assert!(!out.status.success(), "morris {args:?} should fail: {}", String::from_utf8_lossy(&out.stdout));
     assert!(!text.contains("panicked"), "{text}");
     text
-}
-
-/// The finished tables of a directory, by file name.
-fn tables(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mtb"))
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap()))
-        .collect()
 }
 
 fn six() -> RuleSet {

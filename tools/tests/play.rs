@@ -3,49 +3,21 @@
 //! answered with the legal moves, `value`, `moves`, `hint`, `quit`, the end
 //! of the game and the end of input.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+mod common;
 
-use morris_db::{Color, Position, RuleSet, Value};
+use std::path::Path;
+
+use common::{s, Run, Runner};
+use morris_db::{Color, Position, RuleSet, Sector, Value};
 use morris_probe::Database;
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
 fn morris(args: &[&str], stdin: &str) -> Run {
-    let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_morris"))
-        .args(args)
-        .write_stdin(stdin)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .expect("running morris");
-    let run = Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(!run.stderr.contains("panicked"), "morris {args:?} panicked:\n{}", run.stderr);
-    run
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
+    Runner::default().stdin(stdin).limit(std::time::Duration::from_secs(120)).run(args)
 }
 
 /// `nine` up to 7 stones, solved once by `morris solve`.
 fn db7() -> &'static Path {
-    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    &DB.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("nine");
-        let r = morris(&["solve", "--rules", "nine", "--max-stones", "7", "--db", s(&db), "-q"], "");
-        assert_eq!(r.code, Some(0), "{}", r.stderr);
-        (dir, db)
-    })
-    .1
+    common::db7()
 }
 
 fn rules() -> RuleSet {
@@ -57,7 +29,7 @@ fn rules() -> RuleSet {
 fn position_with(w: usize, b: usize, want: Value) -> Position {
     let rules = rules();
     let db = Database::open(db7(), rules.clone()).unwrap();
-    let index = rules.indexer().sector(w, b);
+    let index = rules.indexer().sector(Sector::sliding(w as u8, b as u8));
     (0..index.len())
         .filter_map(|slot| index.position(slot))
         .map(|(us, them)| Position::from_relative(us, them, Color::White, 0, 0))

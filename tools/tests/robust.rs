@@ -2,7 +2,8 @@
 //! subcommand with extreme and nonsense values (taken from the binary's own
 //! help, so new options are covered without editing this file), sectors
 //! that cannot exist, a closed pipe, OS errors, damaged and stale tables,
-//! long solves that need consent, and the small words of the output.
+//! and the small words of the output (`value`'s consent to a long solve is in
+//! value.rs).
 //!
 //! Outside facts used as expected values: the 24-point board of `nine` has
 //! 24 points and `six`'s board 16; Three Men's Morris has three kinds of
@@ -12,110 +13,51 @@
 //! published solution); a placement that makes a line ends Three Men's
 //! Morris in one ply.
 
+mod common;
+
 use std::fs;
 use std::os::fd::OwnedFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::time::Duration;
+
+use common::{contains_all, morris_bin, s, three, Run, Runner};
 
 // ---------------------------------------------------------------------------
 // Running the binary
 
-fn morris_bin() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_morris"))
-}
-
-/// What a run of `morris` did.
-#[derive(Debug)]
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `morris` with standard input empty, killing it after `limit`.
-fn run_for(args: &[&str], limit: Duration) -> Run {
-    run_in(args, limit, None)
-}
-
-/// [`run_for`] in the working directory `cwd` (where relative paths such as
-/// `--db abc` land).
+/// Runs `morris args` with standard input empty in `cwd` (where relative
+/// paths such as `--db abc` land), killed after `limit`: it must end by
+/// itself, not panic, and say why when it fails.
 fn run_in(args: &[&str], limit: Duration, cwd: Option<&Path>) -> Run {
-    let mut cmd = assert_cmd::Command::new(morris_bin());
+    let mut runner = Runner::default().limit(limit);
     if let Some(dir) = cwd {
-        cmd.current_dir(dir);
+        runner = runner.cwd(dir);
     }
-    let out = cmd.args(args).write_stdin("").timeout(limit).output().expect("running morris");
-    let run = Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert_no_panic(args, &run);
-    run
-}
-
-fn run(args: &[&str]) -> Run {
-    run_for(args, Duration::from_secs(120))
-}
-
-/// A run ended by itself (no signal, no timeout), did not panic (exit 101)
-/// or abort (exit 134), and said why when it failed.
-fn assert_no_panic(args: &[&str], r: &Run) {
+    let r = runner.run(args);
     let context = || format!("morris {args:?}:\nexit {:?}\nstdout:\n{}\nstderr:\n{}", r.code, r.stdout, r.stderr);
     let code = r.code.unwrap_or_else(|| panic!("killed (signal or timeout): {}", context()));
-    assert!(code != 101 && code != 134, "panicked or aborted: {}", context());
-    assert!(!r.stderr.contains("panicked") && !r.stderr.contains("RUST_BACKTRACE"), "panicked: {}", context());
     if code != 0 {
         assert!(r.stderr.contains("error"), "failed without an error message: {}", context());
     }
+    r
+}
+
+fn run(args: &[&str]) -> Run {
+    run_in(args, Duration::from_secs(120), None)
 }
 
 fn ok(args: &[&str]) -> String {
-    let r = run(args);
-    assert_eq!(r.code, Some(0), "morris {args:?} failed:\n{}\n{}", r.stdout, r.stderr);
-    r.stdout
+    common::ok_run(args, run(args))
 }
 
 fn fails(args: &[&str]) -> String {
-    let r = run(args);
-    assert!(matches!(r.code, Some(c) if c != 0), "morris {args:?} should fail:\n{}\n{}", r.stdout, r.stderr);
-    r.stderr
-}
-
-fn contains_all(text: &str, parts: &[&str], context: &str) {
-    for p in parts {
-        assert!(text.contains(p), "{context}: `{p}` is not in:\n{text}");
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 temporary path")
-}
-
-// ---------------------------------------------------------------------------
-// Databases
-
-/// `three`, solved completely (7 small tables), shared read-only.
-fn three() -> &'static Path {
-    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    &DB.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("three");
-        ok(&["solve", "--rules", "three", "--phase", "all", "--db", s(&db), "-q"]);
-        (dir, db)
-    })
-    .1
+    common::fails_run(args, run(args)).stderr
 }
 
 /// A fresh copy of [`three`] in `into`.
 fn copy_three(into: &Path) {
-    fs::create_dir_all(into).unwrap();
-    for entry in fs::read_dir(three()).unwrap() {
-        let path = entry.unwrap().path();
-        fs::copy(&path, into.join(path.file_name().unwrap())).unwrap();
-    }
+    common::copy_into(three(), into);
 }
 
 /// Flips a payload byte of `file`: the checksum no longer matches.
@@ -498,22 +440,6 @@ fn solve_verbose_prints_each_pair_as_it_finishes() {
     let summary = out.find("rule set six: solved").expect("a summary");
     assert!(first_pair < summary, "pair timings come after the summary:\n{out}");
     assert!(out.contains("pair 3-4/4-3"), "{out}");
-}
-
-#[test]
-fn value_asks_before_a_long_solve() {
-    let work = tempfile::tempdir().unwrap();
-    let db = work.path().join("nine");
-    // Hours of work, standard input not a terminal, no --yes: refused
-    // before anything is written (--force only passes the check of memory
-    // and disk, which depends on the machine).
-    let r = run_for(&["value", "--rules", "nine", "--db", s(&db), "-q", "--force"], Duration::from_secs(60));
-    assert_eq!(r.code, Some(1), "{r:?}");
-    contains_all(&r.stderr, &["--yes", "--no-solve", "hours"], "value nine");
-    assert!(!db.exists(), "value created {}", db.display());
-    // A solve of seconds needs no consent.
-    let out = ok(&["value", "--rules", "three", "--db", s(&work.path().join("three")), "-q"]);
-    assert!(out.contains("Win(9)"), "{out}");
 }
 
 // ---------------------------------------------------------------------------

@@ -1,22 +1,41 @@
 //! `morris serve` and `morris review` as a user runs them: the binary, a
 //! database solved by `morris solve`, the server's first line, HTTP on
-//! loopback, and a clean stop.
+//! loopback, and a clean stop; Malom's files served (`--malom`), checked
+//! against `morris analyze` reading the same files.
 
+mod common;
+
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{morris, ok, s};
 use morris_db::{Position, RuleSet, Value};
 use morris_probe::Database;
-
-fn morris() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_morris"))
-}
 
 fn solve_six(dir: &Path) {
     let out = morris().args(["solve", "--rules", "six", "--phase", "all", "-q", "--db"]).arg(dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Starts `morris serve` on a port the system picks with `args`: the
+/// process, the URL it serves and its first line (`morris serve:
+/// http://127.0.0.1:PORT/ (six (our tables: 146 tables))`).
+fn serve(args: &[&str]) -> (Child, String, String) {
+    let mut child = morris()
+        .args(["serve", "--bind", "127.0.0.1:0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.split_whitespace().nth(2).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+    (child, url, line)
 }
 
 #[test]
@@ -25,19 +44,8 @@ fn serve_starts_at_once_and_answers() {
     let db = tmp.path().join("six");
     solve_six(&db);
     let t = Instant::now();
-    let mut child = morris()
-        .args(["serve", "--bind", "127.0.0.1:0", "--db"])
-        .arg(&db)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let (mut child, url, line) = serve(&["--db", s(&db)]);
     let started = t.elapsed();
-    // `morris serve: http://127.0.0.1:PORT/ (six (our tables: 146 tables))`
-    let url = line.split_whitespace().nth(2).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
-    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
     let tables = std::fs::read_dir(&db)
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "mtb"))
@@ -124,4 +132,78 @@ fn review_marks_a_game() {
     let out = morris().args(["review", "--rules", "six", "--db"]).arg(&db).arg(&file).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("b4"));
+}
+
+/// A value as `morris analyze --malom` prints it, from an answer's
+/// `category`, `dtm` and `draw_rank`: `Win(25)`, `Draw (Malom A = 0)`.
+fn shown(json: &serde_json::Value) -> String {
+    let dtm = &json["dtm"];
+    let value = match json["category"].as_str() {
+        Some("win") => format!("Win({dtm})"),
+        Some("loss") => format!("Loss({dtm})"),
+        Some("draw") => {
+            assert!(dtm.is_null(), "{json}");
+            "Draw".to_string()
+        }
+        _ => panic!("no category: {json}"),
+    };
+    match json["draw_rank"].as_i64() {
+        Some(a) => format!("{value} (Malom A = {a})"),
+        None => value,
+    }
+}
+
+#[test]
+#[ignore = "needs Malom's files: set MORRIS_MALOM_DIR"]
+fn serve_answers_from_malom_files_as_analyze_reads_them() {
+    let dir = morris_tests::malom_dir();
+    let d = s(&dir);
+    // The directory holds files of several games: each is named.
+    let (mut child, url, line) = serve(&["--malom", &format!("nine={d}"), "--malom", &format!("morabaraba={d}")]);
+    assert!(line.contains("nine (Malom's files") && line.contains("morabaraba (Malom's files"), "{line}");
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let mut ranks = 0;
+    for (rules, position) in [
+        ("nine", "W: B: w 9 9"),
+        ("nine", "W:d6 B: b 8 9"),
+        ("nine", "W:a4 B:d2 w 8 8"),
+        ("nine", "W:a4,b4 B:d2 b 7 8"),
+        ("nine", "W:a4,a1,d3 B:a7,d1,c4 w"),
+        ("nine", "W:a4,d1,g4 B:b2,d6,f2 w"),
+        ("nine", "W:a1,a4,d7,g4 B:c3,e3,d2 b"),
+        ("morabaraba", "W: B: w 12 12"),
+        ("morabaraba", "W:d6 B:d2 w 11 11"),
+    ] {
+        let query = position.replace(' ', "_");
+        let mut resp = agent.get(&format!("{url}api/{rules}?position={query}")).call().unwrap();
+        let body = resp.body_mut().read_to_string().unwrap();
+        assert_eq!(resp.status().as_u16(), 200, "{rules} {position}: {body}");
+        let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(json["source"], "malom", "{json}");
+        // `position: W:... w  value: Draw (Malom A = 0)`, then `move value`.
+        let out = ok(&["analyze", "--rules", rules, "--malom", d, position]);
+        let mut lines = out.lines();
+        let first = lines.next().unwrap();
+        let value = first.split("  value: ").nth(1).unwrap_or_else(|| panic!("{out}"));
+        assert_eq!(shown(&json), value, "{rules} {position}");
+        let expected: BTreeMap<String, String> = lines
+            .filter(|l| !l.starts_with("no legal move"))
+            .map(|l| {
+                let (mv, v) = l.split_once(' ').unwrap();
+                (mv.to_string(), v.trim().to_string())
+            })
+            .collect();
+        let moves = json["moves"].as_array().unwrap();
+        let served: BTreeMap<String, String> =
+            moves.iter().map(|m| (m["notation"].as_str().unwrap().to_string(), shown(m))).collect();
+        assert_eq!(served, expected, "{rules} {position}");
+        // Best first: the first move keeps the position's value.
+        if let Some(m) = moves.first() {
+            assert_eq!((&m["category"], &m["dtm"]), (&json["category"], &json["dtm"]), "{rules} {position}");
+        }
+        ranks += moves.iter().filter(|m| !m["draw_rank"].is_null()).count();
+    }
+    assert!(ranks > 0, "no draw rank served");
+    child.kill().unwrap();
+    child.wait().unwrap();
 }

@@ -9,7 +9,9 @@
 //! `cargo test -p morris-tools --test slurm -- --ignored`. `.ci/run` does
 //! both. Without Slurm they are reported as ignored.
 
-use std::collections::BTreeMap;
+mod common;
+
+use common::{morris, tables, temporaries};
 use std::fs;
 use std::path::Path;
 use std::process::Command;
@@ -20,10 +22,6 @@ const NEEDS_SLURM: &str = "needs Slurm: run tools/slurm/start-local-slurm.sh, th
 
 /// The tests share one small node: one at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn morris() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_morris"))
-}
 
 fn check_slurm() {
     let sinfo = Command::new("sinfo").args(["-h", "-o", "%t"]).output();
@@ -90,24 +88,6 @@ fn wait_for_jobs(dir: &Path, limit: Duration) {
     }
 }
 
-/// The finished tables of a directory, by file name.
-fn tables(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mtb"))
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap()))
-        .collect()
-}
-
-fn temporary_files(dir: &Path) -> Vec<String> {
-    fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect()
-}
-
 /// Plans `rules`, submits, waits, and compares with a local solve.
 fn through_slurm_matches_local(rules: &[&str], expected_tables: usize) {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -125,7 +105,7 @@ fn through_slurm_matches_local(rules: &[&str], expected_tables: usize) {
     assert!(said.contains(&format!("submitted {}", expected_units(rules))), "{said}");
     wait_for_jobs(&db, Duration::from_secs(900));
     assert_eq!(tables(&db), expected, "tables through Slurm differ from a local solve");
-    assert!(temporary_files(&db).is_empty());
+    assert!(temporaries(&db).is_empty());
     // Every job wrote its log.
     assert_eq!(fs::read_dir(db.join("slurm-logs")).unwrap().count(), expected_units(rules));
     // Running the script again submits nothing.
@@ -235,7 +215,7 @@ fn a_cancelled_job_and_a_killed_one_are_finished_by_running_the_script_again() {
     assert!(!said.contains("submitted 0 jobs"), "{said}");
     wait_for_jobs(&db, Duration::from_secs(900));
     assert_eq!(tables(&db), expected, "after the second submission");
-    assert!(temporary_files(&db).is_empty(), "{:?}", temporary_files(&db));
+    assert!(temporaries(&db).is_empty(), "{:?}", temporaries(&db));
     // Nothing runs twice: the script finds nothing more to do.
     assert!(submit(&script).contains("submitted 0 jobs"));
 }

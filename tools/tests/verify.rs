@@ -2,46 +2,19 @@
 //! and `morris bench-probe` on a real small database (`nine` up to 7
 //! stones).
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 
 use morris_db::table::{table_path, write_table};
 use morris_db::{Color, Position, RuleSet, Sector, Table, TableHeader, Value};
 use morris_probe::Database;
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn morris(args: &[&str]) -> Run {
-    let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_morris")).args(args).output().expect("running morris");
-    let run = Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(!run.stderr.contains("panicked"), "morris {args:?} panicked:\n{}", run.stderr);
-    run
-}
-
-fn ok(args: &[&str]) -> String {
-    let r = morris(args);
-    assert_eq!(r.code, Some(0), "morris {args:?} failed:\n{}\n{}", r.stdout, r.stderr);
-    r.stdout
-}
+use common::{ok, s, Run};
 
 fn fails(args: &[&str]) -> Run {
-    let r = morris(args);
-    assert!(matches!(r.code, Some(c) if c != 0), "morris {args:?} should fail:\n{}\n{}", r.stdout, r.stderr);
-    assert!(!r.stderr.trim().is_empty(), "morris {args:?} failed without a message");
-    r
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
+    common::fails_run(args, common::run(args))
 }
 
 fn nine() -> RuleSet {
@@ -49,30 +22,17 @@ fn nine() -> RuleSet {
 }
 
 fn db7() -> &'static Path {
-    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    &DB.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("nine");
-        ok(&["solve", "--rules", "nine", "--max-stones", "7", "--db", s(&db), "-q"]);
-        (dir, db)
-    })
-    .1
+    common::db7()
 }
 
 fn copy_of_db7() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for entry in fs::read_dir(db7()).unwrap() {
-        let path = entry.unwrap().path();
-        fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
-    }
-    dir
+    common::copy_of(db7())
 }
 
-/// The first position of `w-b` (White to move) whose value satisfies `pick`.
 fn position_where(w: usize, b: usize, pick: impl Fn(Value) -> bool) -> (Position, Value) {
     let rules = nine();
     let db = Database::open(db7(), rules.clone()).unwrap();
-    let index = rules.indexer().sector(w, b);
+    let index = rules.indexer().sector(Sector::sliding(w as u8, b as u8));
     (0..index.len())
         .filter_map(|slot| index.position(slot))
         .map(|(us, them)| Position::from_relative(us, them, Color::White, 0, 0))
@@ -105,7 +65,7 @@ fn verify_names_a_changed_value() {
     // Rewrite the table with the one value changed and checksums to match.
     let rules = nine();
     let sector = Sector::sliding(3, 4);
-    let index = rules.indexer().sector(3, 4);
+    let index = rules.indexer().sector(Sector::sliding(3, 4));
     let t = Table::open(dir.path(), &rules, sector, index.len()).unwrap();
     let mut entries: Vec<u16> = (0..index.len()).map(|s| t.entry(s).unwrap()).collect();
     drop(t);

@@ -8,19 +8,18 @@
 //!
 //! Expected values: the bytes and headers of a clean solve.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::OnceLock;
 
+use common::{morris, tables, temporaries};
 use morris_db::table::HEADER_SIZE;
 use morris_db::{Color, Position, RuleSet, Sector, Table};
 use morris_probe::Database;
-
-fn morris() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_morris"))
-}
 
 fn run(args: &[&str], dir: &Path) -> Output {
     morris().args(args).arg("--db").arg(dir).output().unwrap()
@@ -30,16 +29,6 @@ fn ok(args: &[&str], dir: &Path) -> String {
     let out = run(args, dir);
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
-}
-
-/// The `.mtb` tables of a directory, by file name.
-fn tables(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mtb"))
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap()))
-        .collect()
 }
 
 /// Slots of a table file (its entries: two bytes each after the header).
@@ -103,11 +92,7 @@ fn plan_and_resume_after_a_kill() {
 
     ok(&["solve", "--rules", "six", "--phase", "all", "-q"], dir.path());
     assert_eq!(&tables(dir.path()), expected, "the resumed solve differs from a clean one");
-    let leftovers: Vec<_> = fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect();
+    let leftovers = temporaries(dir.path());
     assert!(leftovers.is_empty(), "{leftovers:?}");
     assert!(plan(dir.path()).starts_with("nothing to solve"), "{}", plan(dir.path()));
 }
@@ -151,7 +136,7 @@ fn compressed_tables_equal_their_originals_slot_by_slot() {
             let (packed, originals, sectors, rules) = (&packed, &originals, &sectors, &rules);
             scope.spawn(move || {
                 for (k, sector) in sectors.iter().enumerate() {
-                    let index = rules.indexer().sector(sector.w as usize, sector.b as usize);
+                    let index = rules.indexer().sector(*sector);
                     for slot in (t as u64..index.len()).step_by(4 * 37 + k % 3) {
                         let Some((us, them)) = index.position(slot) else { continue };
                         let side = if (slot + k as u64) & 1 == 0 { Color::White } else { Color::Black };
@@ -209,8 +194,8 @@ fn check_against_clean(dir: &Path, complete: bool) {
             z.verify_checksum().unwrap();
             let (a, b) = (z.header(), original.header());
             assert_eq!(
-                (a.sector, a.entry_count, a.canonical_positions, a.wins, a.losses, a.draws, a.max_win, a.max_loss),
-                (b.sector, b.entry_count, b.canonical_positions, b.wins, b.losses, b.draws, b.max_win, b.max_loss),
+                (a.sector, a.entry_count, a.canonical_positions, a.wins, a.losses, a.draws, a.own),
+                (b.sector, b.entry_count, b.canonical_positions, b.wins, b.losses, b.draws, b.own),
                 "{name}: header"
             );
             for slot in 0..b.entry_count {

@@ -347,8 +347,8 @@ impl Verifier {
             ("wins", h.wins, totals.wins),
             ("losses", h.losses, totals.losses),
             ("draws", h.draws, totals.draws),
-            ("longest win", h.max_win as u64, totals.max_win as u64),
-            ("longest loss", h.max_loss as u64, totals.max_loss as u64),
+            ("longest win", h.own.max_win as u64, totals.max_win as u64),
+            ("longest loss", h.own.max_loss as u64, totals.max_loss as u64),
         ] {
             if header != payload {
                 file_faults.push(Fault::Statistics { field, header, payload });

@@ -16,6 +16,7 @@
 use std::sync::{Arc, OnceLock};
 
 use crate::board::{Bitboard, Board, Points};
+use crate::sector::Sector;
 
 /// Binomial coefficients `C(n, k)` for `n, k <= 32`.
 pub const BINOMIAL: [[u64; 33]; 33] = {
@@ -181,21 +182,17 @@ impl Indexer {
         orbit as u64 * BINOMIAL[self.board.len() - w][b] + rank_among_empty(rep, them)
     }
 
-    /// The index of the sector where the side to move has `w` stones on the
-    /// board and the opponent `b` (hands do not change the index).
+    /// The index of sector `s`: the side to move has `s.w` stones on the
+    /// board and the opponent `s.b` (the hands do not change the index).
+    /// [`RuleSet::sector_index`](crate::RuleSet::sector_index) is the checked
+    /// way for a sector named by a user or a file name.
     ///
     /// # Panics
-    /// If `w + b` exceeds the number of points.
-    pub fn sector(&self, w: usize, b: usize) -> SectorIndex {
-        let n = self.board.len();
+    /// If `s.w + s.b` exceeds the number of points.
+    pub fn sector(&self, s: Sector) -> SectorIndex {
+        let (w, b, n) = (s.w as usize, s.b as usize, self.board.len());
         assert!(w + b <= n, "sector {w}-{b} does not fit on {n} points");
         self.build_sector(w, b)
-    }
-
-    /// The index of sector `w-b`, or `None` when `w + b` stones do not fit
-    /// on the board (for sectors named by users or by file names).
-    pub fn try_sector(&self, w: usize, b: usize) -> Option<SectorIndex> {
-        (w.checked_add(b)? <= self.board.len()).then(|| self.build_sector(w, b))
     }
 
     fn build_sector(&self, w: usize, b: usize) -> SectorIndex {
@@ -484,7 +481,7 @@ mod tests {
     fn orbit_block_extensions_match_index() {
         for (preset, w, b) in [("nine", 3, 4), ("nine", 5, 2), ("six", 4, 3), ("nine", 2, 3)] {
             let rules = crate::RuleSet::preset(preset).unwrap();
-            let index = rules.indexer().sector(w, b);
+            let index = rules.indexer().sector(crate::Sector::sliding(w as u8, b as u8));
             let all = rules.board().all();
             let mut checked = 0;
             for o in 0..index.orbit_table().len() {

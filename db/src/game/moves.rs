@@ -533,7 +533,7 @@ impl Position {
                 let child = self.play_unchecked(*mv);
                 let s = child.sector();
                 // A legal move's child fits the board, so `sector` cannot panic.
-                let slot = rules.indexer().sector(s.w as usize, s.b as usize).index(child.us(), child.them());
+                let slot = rules.indexer().sector(s).index(child.us(), child.them());
                 seen.insert((s, slot))
             })
             .map(|(_, mv)| mv)

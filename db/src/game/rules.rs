@@ -419,7 +419,7 @@ impl RuleSet {
     /// [`SectorError`] as [`RuleSet::check_sector`].
     pub fn sector_index(&self, s: crate::Sector) -> Result<crate::SectorIndex, SectorError> {
         self.check_sector(s)?;
-        Ok(self.indexer.sector(s.w as usize, s.b as usize))
+        Ok(self.indexer.sector(s))
     }
 
     /// Whether positions of sector `s` can arise in a game played from the

@@ -388,7 +388,7 @@ pub fn compress_sector(
 ) -> Result<SectorCompression, TableError> {
     let store = Store::new(dir);
     let original = store.path(rules.name(), sector, FileKind::Dtm);
-    let expected = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+    let expected = rules.indexer().sector(sector).len();
     let source = match Table::open_unchecked(&original) {
         Err(TableError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => {
             return Err(TableError::Missing { sector, path: original });
@@ -422,7 +422,7 @@ pub fn compress_sector(
 pub fn expand_sector(dir: &Path, rules: &RuleSet, sector: Sector) -> Result<TableHeader, TableError> {
     let store = Store::new(dir);
     let packed_path = store.path(rules.name(), sector, FileKind::Compressed);
-    let expected = rules.indexer().sector(sector.w as usize, sector.b as usize).len();
+    let expected = rules.indexer().sector(sector).len();
     let packed = match Table::open_unchecked(&packed_path) {
         Err(TableError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => {
             return Err(TableError::Missing { sector, path: packed_path });
@@ -447,8 +447,8 @@ pub fn expand_sector(dir: &Path, rules: &RuleSet, sector: Sector) -> Result<Tabl
     })?;
     let header = TableHeader::for_entries(rules, sector, &entries);
     let source = packed.header();
-    if (header.canonical_positions, header.wins, header.losses, header.draws, header.max_win, header.max_loss)
-        != (source.canonical_positions, source.wins, source.losses, source.draws, source.max_win, source.max_loss)
+    if (header.canonical_positions, header.wins, header.losses, header.draws, header.own)
+        != (source.canonical_positions, source.wins, source.losses, source.draws, source.own)
     {
         return Err(TableError::Corrupt {
             path: packed_path,

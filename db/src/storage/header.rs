@@ -1,9 +1,11 @@
 //! The 128-byte little-endian header that every file of ours starts with:
 //! DTM tables ([`crate::table`], also compressed: [`crate::compressed`]) and
-//! WDL files ([`crate::wdl`]). This module encodes and decodes the fields
-//! they share and checks them; each format has its own magic, version and
-//! entry encodings ([`Format`]) and uses the 8 bytes at offset 96 its own
-//! way.
+//! WDL files ([`crate::wdl`]). [`Header`] is its one home: it encodes and
+//! decodes the fields every format shares and checks them; each format has
+//! its own magic, version and entry encodings ([`Format`]) and uses the 8
+//! bytes at offset 96 its own way ([`OwnFields`]):
+//! [`TableHeader`](crate::TableHeader) is `Header<DtmFields>`,
+//! [`WdlHeader`](crate::wdl::WdlHeader) is `Header<WdlFields>`.
 //!
 //! | offset | size | field |
 //! |---:|---:|---|
@@ -41,7 +43,7 @@ pub const INDEX_VERSION: u32 = 1;
 
 /// What tells one file format from another in the shared header.
 #[derive(Debug)]
-pub(crate) struct Format {
+pub struct Format {
     /// The magic.
     pub magic: [u8; 8],
     /// The version this library reads and writes.
@@ -57,35 +59,53 @@ pub(crate) struct Format {
     pub wrong_magic: fn(&[u8]) -> &'static str,
 }
 
-/// The fields of the shared header.
+/// A format's own part of the header: the 8 bytes at offset 96, and the
+/// [`Format`] that tells its files from others.
+pub trait OwnFields: Clone + std::fmt::Debug + PartialEq + Eq {
+    /// The format these fields belong to.
+    const FORMAT: Format;
+    /// Bytes 96..104.
+    fn to_bytes(&self) -> [u8; 8];
+    /// Reads bytes 96..104.
+    fn from_bytes(bytes: [u8; 8]) -> Self;
+}
+
+/// The header of a file of ours: the fields every format shares, and the
+/// format's own ([`OwnFields`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Common {
+pub struct Header<F> {
+    /// Fingerprint of the rule set the file was made under.
     pub rules_fingerprint: u64,
+    /// Name of that rule set (at most 16 bytes are stored).
     pub rules_name: String,
+    /// The sector.
     pub sector: Sector,
+    /// How the payload is stored: one of the format's
+    /// [`Format::encodings`].
     pub encoding: u32,
+    /// Slots (entries) in the payload.
     pub entry_count: u64,
+    /// Canonical positions (slots that are not padding).
     pub canonical_positions: u64,
+    /// Positions won by the side to move.
     pub wins: u64,
+    /// Positions lost by the side to move.
     pub losses: u64,
+    /// Drawn positions.
     pub draws: u64,
-    /// Bytes 96..104, the format's own.
-    pub own: [u8; 8],
+    /// The format's own fields (bytes 96..104).
+    pub own: F,
+    /// XXH3-64 of the payload bytes.
     pub payload_checksum: u64,
 }
 
-/// What a header says a file holds, to be checked against what a reader
-/// asks for ([`Identity::check`]).
-pub(crate) struct Identity<'a> {
-    pub rules_name: &'a str,
-    pub rules_fingerprint: u64,
-    pub sector: Sector,
-    pub entry_count: u64,
+fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> TableError {
+    TableError::Corrupt { path: path.to_path_buf(), field, detail: detail.into() }
 }
 
-impl Identity<'_> {
-    /// Checks that the file at `path` belongs to `rules`, holds `sector` and
-    /// has `expected_entries` slots.
+impl<F: OwnFields> Header<F> {
+    /// Checks that the file at `path` with this header belongs to `rules`,
+    /// holds `sector` and has `expected_entries` slots.
     ///
     /// # Errors
     /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`], or
@@ -94,7 +114,7 @@ impl Identity<'_> {
         if self.rules_fingerprint != rules.fingerprint() {
             return Err(TableError::RuleSetMismatch {
                 path: path.to_path_buf(),
-                found: self.rules_name.to_string(),
+                found: self.rules_name.clone(),
                 found_fingerprint: self.rules_fingerprint,
                 expected: rules.name().to_string(),
                 expected_fingerprint: rules.fingerprint(),
@@ -112,15 +132,28 @@ impl Identity<'_> {
         }
         Ok(())
     }
-}
 
-fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> TableError {
-    TableError::Corrupt { path: path.to_path_buf(), field, detail: detail.into() }
-}
+    /// Compares the XXH3-64 of `payload` (the file's bytes after the
+    /// header) with the header's; `what` names the file in the message
+    /// (`table`, `file`).
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] with field `payload checksum` on a mismatch.
+    pub fn check_payload(&self, path: &Path, payload: &[u8], what: &str) -> Result<(), TableError> {
+        let sum = xxh3_64(payload);
+        if sum != self.payload_checksum {
+            return Err(corrupt(
+                path,
+                "payload checksum",
+                format!("{sum:016x}, header says {:016x}: the {what} is damaged", self.payload_checksum),
+            ));
+        }
+        Ok(())
+    }
 
-impl Common {
-    /// The 128 header bytes of `format`.
-    pub fn encode(&self, format: &Format) -> [u8; HEADER_SIZE] {
+    /// The 128 header bytes.
+    pub fn encode(&self) -> [u8; HEADER_SIZE] {
+        let format = &F::FORMAT;
         let mut b = [0u8; HEADER_SIZE];
         b[0..8].copy_from_slice(&format.magic);
         b[8..12].copy_from_slice(&format.version.to_le_bytes());
@@ -137,20 +170,21 @@ impl Common {
         b[72..80].copy_from_slice(&self.wins.to_le_bytes());
         b[80..88].copy_from_slice(&self.losses.to_le_bytes());
         b[88..96].copy_from_slice(&self.draws.to_le_bytes());
-        b[96..104].copy_from_slice(&self.own);
+        b[96..104].copy_from_slice(&self.own.to_bytes());
         b[104..112].copy_from_slice(&self.payload_checksum.to_le_bytes());
         let sum = xxh3_64(&b[0..120]);
         b[120..128].copy_from_slice(&sum.to_le_bytes());
         b
     }
 
-    /// Reads and checks a header of `format`: size, magic, version, header
-    /// checksum, header size, index scheme, entry encoding, rule-set name,
-    /// and the consistency of the counts.
+    /// Reads and checks a header: size, magic, version, header checksum,
+    /// header size, index scheme, entry encoding, rule-set name, and the
+    /// consistency of the counts.
     ///
     /// # Errors
     /// [`TableError::Corrupt`] naming the first field that is wrong.
-    pub fn decode(bytes: &[u8], path: &Path, format: &Format) -> Result<Common, TableError> {
+    pub fn decode(bytes: &[u8], path: &Path) -> Result<Header<F>, TableError> {
+        let format = &F::FORMAT;
         if bytes.len() < HEADER_SIZE {
             return Err(corrupt(
                 path,
@@ -192,7 +226,7 @@ impl Common {
         let rules_name = String::from_utf8(name_bytes).map_err(|_| corrupt(path, "rule-set name", "not UTF-8"))?;
         let mut own = [0u8; 8];
         own.copy_from_slice(&bytes[96..104]);
-        let h = Common {
+        let h = Header {
             rules_fingerprint: u64_at(16),
             rules_name,
             sector: Sector { w: bytes[40], b: bytes[41], wh: bytes[42], bh: bytes[43] },
@@ -202,7 +236,7 @@ impl Common {
             wins: u64_at(72),
             losses: u64_at(80),
             draws: u64_at(88),
-            own,
+            own: F::from_bytes(own),
             payload_checksum: u64_at(104),
         };
         let sum = h.wins.checked_add(h.losses).and_then(|s| s.checked_add(h.draws));

@@ -38,13 +38,13 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
-use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+use xxhash_rust::xxh3::Xxh3;
 
 use crate::compressed::{CompressedLayout, ENCODING_DTM8_ZSTD};
 use crate::mapped::map_file;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
-use crate::storage::header::{Common, Format, Identity};
+use crate::storage::header::{Format, Header, OwnFields};
 use crate::store::Store;
 use crate::value::{Value, PADDING_ENTRY};
 
@@ -124,34 +124,40 @@ impl TableError {
     }
 }
 
-/// The header of a table file: identity, size and statistics.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableHeader {
-    /// Fingerprint of the rule set the table was solved under.
-    pub rules_fingerprint: u64,
-    /// Name of that rule set (at most 16 bytes are stored).
-    pub rules_name: String,
-    /// The sector.
-    pub sector: Sector,
-    /// Slots (entries) in the payload.
-    pub entry_count: u64,
-    /// Canonical positions (slots that are not padding).
-    pub canonical_positions: u64,
-    /// Positions won by the side to move.
-    pub wins: u64,
-    /// Positions lost by the side to move.
-    pub losses: u64,
-    /// Drawn positions.
-    pub draws: u64,
+/// The header of a table file: identity, size and statistics, and the
+/// longest win and loss ([`DtmFields`]).
+pub type TableHeader = Header<DtmFields>;
+
+/// A DTM table's own header fields (bytes 96..104).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DtmFields {
     /// Longest win, in plies (0 when there are no wins).
     pub max_win: u32,
     /// Longest loss, in plies (0 when there are no losses or only `Loss(0)`).
     pub max_loss: u32,
-    /// How the payload is stored: [`ENCODING_DTM16`] or
-    /// [`ENCODING_DTM8_ZSTD`].
-    pub encoding: u32,
-    /// XXH3-64 of the payload bytes.
-    pub payload_checksum: u64,
+}
+
+impl OwnFields for DtmFields {
+    const FORMAT: Format = Format {
+        magic: MAGIC,
+        version: FORMAT_VERSION,
+        encodings: &[ENCODING_DTM16, ENCODING_DTM8_ZSTD],
+        version_name: "format version",
+        version_remedy: "re-solve the table or use a matching release",
+        wrong_magic: |_| "not a morris table (magic is not MORRISTB)",
+    };
+
+    fn to_bytes(&self) -> [u8; 8] {
+        let mut b = [0u8; 8];
+        b[0..4].copy_from_slice(&self.max_win.to_le_bytes());
+        b[4..8].copy_from_slice(&self.max_loss.to_le_bytes());
+        b
+    }
+
+    fn from_bytes(bytes: [u8; 8]) -> DtmFields {
+        let [w0, w1, w2, w3, l0, l1, l2, l3] = bytes;
+        DtmFields { max_win: u32::from_le_bytes([w0, w1, w2, w3]), max_loss: u32::from_le_bytes([l0, l1, l2, l3]) }
+    }
 }
 
 impl TableHeader {
@@ -167,8 +173,7 @@ impl TableHeader {
             wins: 0,
             losses: 0,
             draws: 0,
-            max_win: 0,
-            max_loss: 0,
+            own: DtmFields::default(),
             encoding: ENCODING_DTM16,
             payload_checksum: 0,
         };
@@ -178,11 +183,11 @@ impl TableHeader {
                 Some(Value::Draw) => h.draws += 1,
                 Some(Value::Win(n)) => {
                     h.wins += 1;
-                    h.max_win = h.max_win.max(u32::from(n));
+                    h.own.max_win = h.own.max_win.max(u32::from(n));
                 }
                 Some(Value::Loss(n)) => {
                     h.losses += 1;
-                    h.max_loss = h.max_loss.max(u32::from(n));
+                    h.own.max_loss = h.own.max_loss.max(u32::from(n));
                 }
             }
         }
@@ -194,63 +199,7 @@ impl TableHeader {
         h.payload_checksum = hasher.digest();
         h
     }
-
-    /// The 128 header bytes.
-    pub fn encode(&self) -> [u8; HEADER_SIZE] {
-        let mut own = [0u8; 8];
-        own[0..4].copy_from_slice(&self.max_win.to_le_bytes());
-        own[4..8].copy_from_slice(&self.max_loss.to_le_bytes());
-        Common {
-            rules_fingerprint: self.rules_fingerprint,
-            rules_name: self.rules_name.clone(),
-            sector: self.sector,
-            encoding: self.encoding,
-            entry_count: self.entry_count,
-            canonical_positions: self.canonical_positions,
-            wins: self.wins,
-            losses: self.losses,
-            draws: self.draws,
-            own,
-            payload_checksum: self.payload_checksum,
-        }
-        .encode(&TABLE_FORMAT)
-    }
-
-    /// Reads and checks a header: magic, version, header size, header
-    /// checksum, index scheme, entry encoding and the consistency of the
-    /// statistics ([`crate::storage::header`]).
-    ///
-    /// # Errors
-    /// [`TableError::Corrupt`] naming the first field that is wrong.
-    pub fn decode(bytes: &[u8], path: &Path) -> Result<TableHeader, TableError> {
-        let c = Common::decode(bytes, path, &TABLE_FORMAT)?;
-        let [w0, w1, w2, w3, l0, l1, l2, l3] = c.own;
-        Ok(TableHeader {
-            rules_fingerprint: c.rules_fingerprint,
-            rules_name: c.rules_name,
-            sector: c.sector,
-            entry_count: c.entry_count,
-            canonical_positions: c.canonical_positions,
-            wins: c.wins,
-            losses: c.losses,
-            draws: c.draws,
-            max_win: u32::from_le_bytes([w0, w1, w2, w3]),
-            max_loss: u32::from_le_bytes([l0, l1, l2, l3]),
-            encoding: c.encoding,
-            payload_checksum: c.payload_checksum,
-        })
-    }
 }
-
-/// The DTM table's place in the shared header.
-const TABLE_FORMAT: Format = Format {
-    magic: MAGIC,
-    version: FORMAT_VERSION,
-    encodings: &[ENCODING_DTM16, ENCODING_DTM8_ZSTD],
-    version_name: "format version",
-    version_remedy: "re-solve the table or use a matching release",
-    wrong_magic: |_| "not a morris table (magic is not MORRISTB)",
-};
 
 fn entries_to_bytes(entries: &[u16]) -> Vec<u8> {
     let mut out = Vec::with_capacity(entries.len() * 2);
@@ -402,14 +351,7 @@ impl Table {
     /// # Errors
     /// As [`Table::open`].
     pub fn check(&self, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<(), TableError> {
-        let h = &self.header;
-        Identity {
-            rules_name: &h.rules_name,
-            rules_fingerprint: h.rules_fingerprint,
-            sector: h.sector,
-            entry_count: h.entry_count,
-        }
-        .check(&self.path, rules, sector, expected_entries)
+        self.header.check(&self.path, rules, sector, expected_entries)
     }
 
     /// Reads the whole payload and compares its XXH3-64 with the header's.
@@ -417,15 +359,7 @@ impl Table {
     /// # Errors
     /// [`TableError::Corrupt`] with field `payload checksum` on a mismatch.
     pub fn verify_checksum(&self) -> Result<(), TableError> {
-        let sum = xxh3_64(&self.map[HEADER_SIZE..]);
-        if sum != self.header.payload_checksum {
-            return Err(TableError::corrupt(
-                &self.path,
-                "payload checksum",
-                format!("{sum:016x}, header says {:016x}: the table is damaged", self.header.payload_checksum),
-            ));
-        }
-        Ok(())
+        self.header.check_payload(&self.path, &self.map[HEADER_SIZE..], "table")
     }
 
     /// The header.
@@ -508,7 +442,10 @@ mod tests {
         let sector = Sector::sliding(3, 3);
         let entries = vec![0u16, 2, 3, PADDING_ENTRY, 27];
         let header = TableHeader::for_entries(&rules, sector, &entries);
-        assert_eq!((header.wins, header.losses, header.draws, header.max_win, header.max_loss), (1, 2, 1, 1, 26));
+        assert_eq!(
+            (header.wins, header.losses, header.draws, header.own.max_win, header.own.max_loss),
+            (1, 2, 1, 1, 26)
+        );
         let path = table_path(dir.path(), &rules, sector);
         write_table(&path, &header, &entries).unwrap();
         let t = Table::open(dir.path(), &rules, sector, 5).unwrap();

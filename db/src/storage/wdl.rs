@@ -51,12 +51,12 @@ use std::ops::Neg;
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
-use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+use xxhash_rust::xxh3::Xxh3;
 
 use crate::mapped::map_file;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
-use crate::storage::header::{Common, Format, Identity};
+use crate::storage::header::{Format, Header, OwnFields};
 use crate::store::{FileKind, Store, TableFile};
 use crate::table::{Table, TableError, HEADER_SIZE};
 use crate::value::Value;
@@ -210,88 +210,41 @@ fn io_error(path: &Path, source: io::Error) -> TableError {
     TableError::Io { path: path.to_path_buf(), error: source }
 }
 
-/// The header of a WDL file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WdlHeader {
-    /// Fingerprint of the rule set.
-    pub rules_fingerprint: u64,
-    /// Name of the rule set (at most 16 bytes are stored).
-    pub rules_name: String,
-    /// The sector.
-    pub sector: Sector,
-    /// Slots in the payload.
-    pub entry_count: u64,
-    /// Canonical positions (slots that are not padding).
-    pub canonical_positions: u64,
-    /// Positions won by the side to move.
-    pub wins: u64,
-    /// Positions lost by the side to move.
-    pub losses: u64,
-    /// Drawn positions.
-    pub draws: u64,
+/// The header of a WDL file: identity, size and statistics, and the
+/// checksum of the DTM table it was exported from ([`WdlFields`]).
+pub type WdlHeader = Header<WdlFields>;
+
+/// A WDL file's own header field (bytes 96..104).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WdlFields {
     /// XXH3-64 of the payload of the DTM table this file was exported from.
     pub source_checksum: u64,
-    /// XXH3-64 of the payload bytes.
-    pub payload_checksum: u64,
 }
 
-impl WdlHeader {
-    /// The 128 header bytes.
-    pub fn encode(&self) -> [u8; HEADER_SIZE] {
-        Common {
-            rules_fingerprint: self.rules_fingerprint,
-            rules_name: self.rules_name.clone(),
-            sector: self.sector,
-            encoding: ENCODING_WDL_BASE3,
-            entry_count: self.entry_count,
-            canonical_positions: self.canonical_positions,
-            wins: self.wins,
-            losses: self.losses,
-            draws: self.draws,
-            own: self.source_checksum.to_le_bytes(),
-            payload_checksum: self.payload_checksum,
-        }
-        .encode(&WDL_FORMAT)
+impl OwnFields for WdlFields {
+    const FORMAT: Format = Format {
+        magic: WDL_MAGIC,
+        version: WDL_FORMAT_VERSION,
+        encodings: &[ENCODING_WDL_BASE3],
+        version_name: "WDL format version",
+        version_remedy: "export the file again or use a matching release",
+        wrong_magic: |magic| {
+            if magic == crate::table::MAGIC {
+                "this is a DTM table (magic MORRISTB), not a WDL file: name it .mtb, or export a WDL file from it"
+            } else {
+                "not a morris WDL file (magic is not MORRISWD)"
+            }
+        },
+    };
+
+    fn to_bytes(&self) -> [u8; 8] {
+        self.source_checksum.to_le_bytes()
     }
 
-    /// Reads and checks a header: magic, version, header checksum, header
-    /// size, index scheme, encoding, and the consistency of the counts
-    /// ([`crate::storage::header`]).
-    ///
-    /// # Errors
-    /// [`TableError::Corrupt`] naming the first field that is wrong.
-    pub fn decode(bytes: &[u8], path: &Path) -> Result<WdlHeader, TableError> {
-        let c = Common::decode(bytes, path, &WDL_FORMAT)?;
-        Ok(WdlHeader {
-            rules_fingerprint: c.rules_fingerprint,
-            rules_name: c.rules_name,
-            sector: c.sector,
-            entry_count: c.entry_count,
-            canonical_positions: c.canonical_positions,
-            wins: c.wins,
-            losses: c.losses,
-            draws: c.draws,
-            source_checksum: u64::from_le_bytes(c.own),
-            payload_checksum: c.payload_checksum,
-        })
+    fn from_bytes(bytes: [u8; 8]) -> WdlFields {
+        WdlFields { source_checksum: u64::from_le_bytes(bytes) }
     }
 }
-
-/// The WDL file's place in the shared header.
-const WDL_FORMAT: Format = Format {
-    magic: WDL_MAGIC,
-    version: WDL_FORMAT_VERSION,
-    encodings: &[ENCODING_WDL_BASE3],
-    version_name: "WDL format version",
-    version_remedy: "export the file again or use a matching release",
-    wrong_magic: |magic| {
-        if magic == crate::table::MAGIC {
-            "this is a DTM table (magic MORRISTB), not a WDL file: name it .mtb, or export a WDL file from it"
-        } else {
-            "not a morris WDL file (magic is not MORRISWD)"
-        }
-    },
-};
 
 /// Writes the WDL file of a DTM table to `path`, atomically (under
 /// `<path>.tmp`, synced, renamed), streaming: the table is read once. Slots
@@ -314,7 +267,8 @@ pub fn export_table(table: &Table, path: &Path) -> Result<WdlHeader, TableError>
         wins: 0,
         losses: 0,
         draws: 0,
-        source_checksum: src.payload_checksum,
+        own: WdlFields { source_checksum: src.payload_checksum },
+        encoding: ENCODING_WDL_BASE3,
         payload_checksum: 0,
     };
     let mut tmp = path.as_os_str().to_owned();
@@ -441,14 +395,7 @@ impl WdlTable {
     /// # Errors
     /// As [`WdlTable::open`].
     pub fn check(&self, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<(), TableError> {
-        let h = &self.header;
-        Identity {
-            rules_name: &h.rules_name,
-            rules_fingerprint: h.rules_fingerprint,
-            sector: h.sector,
-            entry_count: h.entry_count,
-        }
-        .check(&self.path, rules, sector, expected_entries)
+        self.header.check(&self.path, rules, sector, expected_entries)
     }
 
     /// Reads the whole payload and compares its XXH3-64 with the header's.
@@ -456,15 +403,7 @@ impl WdlTable {
     /// # Errors
     /// [`TableError::Corrupt`] with field `payload checksum` on a mismatch.
     pub fn verify_checksum(&self) -> Result<(), TableError> {
-        let sum = xxh3_64(&self.map[HEADER_SIZE..]);
-        if sum != self.header.payload_checksum {
-            return Err(corrupt(
-                &self.path,
-                "payload checksum",
-                format!("{sum:016x}, header says {:016x}: the file is damaged", self.header.payload_checksum),
-            ));
-        }
-        Ok(())
+        self.header.check_payload(&self.path, &self.map[HEADER_SIZE..], "file")
     }
 
     /// The header.
