@@ -2,19 +2,21 @@
 //! position, answered from our tables (`--db`) or Malom's (`--malom`).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use morris_db::{Position, Value};
+use morris_db::{Position, RuleSet, Value};
 use morris_probe::malom::MalomValue;
 use morris_probe::{Database, Encoding, MalomDatabase, Tables};
 
 use crate::{PositionArg, RulesArg};
 
-/// Arguments of the subcommands that read a database.
+/// The tables a subcommand reads, ours (`--db`) or Malom's (`--malom`),
+/// and their rule set: shared by `probe`, `analyze`, `bestmove` and
+/// `review`.
 #[derive(Args)]
-pub struct QueryArgs {
+pub struct TablesArg {
     #[command(flatten)]
     rules: RulesArg,
     /// Database directory (one file per sector).
@@ -25,6 +27,44 @@ pub struct QueryArgs {
     /// `morabaraba`, `lask_*` for `lasker`. Draws show Malom's rank A.
     #[arg(long, value_name = "DIR", conflicts_with = "db")]
     malom: Option<PathBuf>,
+}
+
+/// Which files a [`TablesArg`] names.
+pub enum TablesDir<'a> {
+    /// Our tables (`--db`).
+    Ours(&'a Path),
+    /// Malom's files (`--malom`).
+    Malom(&'a Path),
+}
+
+impl TablesArg {
+    /// The rule set named by `--rules` and the custom options.
+    ///
+    /// # Errors
+    /// As [`RulesArg::rule_set`].
+    pub fn rule_set(&self) -> anyhow::Result<RuleSet> {
+        self.rules.rule_set()
+    }
+
+    /// The directory to read and whose files it holds.
+    ///
+    /// # Errors
+    /// Neither `--db` nor `--malom` given (clap refuses that first; kept
+    /// for callers that build the arguments themselves).
+    pub fn dir(&self) -> anyhow::Result<TablesDir<'_>> {
+        match (&self.db, &self.malom) {
+            (_, Some(dir)) => Ok(TablesDir::Malom(dir)),
+            (Some(dir), None) => Ok(TablesDir::Ours(dir)),
+            (None, None) => anyhow::bail!("give a database: `--db DIR` or `--malom DIR`"),
+        }
+    }
+}
+
+/// Arguments of the subcommands that read a database.
+#[derive(Args)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    tables: TablesArg,
     #[command(flatten)]
     position: PositionArg,
 }
@@ -91,12 +131,11 @@ where
 
 /// Opens the tables the arguments name (ours or Malom's) and answers.
 fn run(args: QueryArgs, ask: Ask) -> anyhow::Result<ExitCode> {
-    let rules = args.rules.rule_set()?;
+    let rules = args.tables.rule_set()?;
     let pos = args.position.parse(&rules)?;
-    match (&args.db, &args.malom) {
-        (_, Some(dir)) => answer(ask, MalomDatabase::open(dir, rules)?.tables(), &pos),
-        (Some(dir), None) => answer(ask, &Database::open(dir, rules)?, &pos),
-        (None, None) => anyhow::bail!("give a database: `--db DIR` or `--malom DIR`"),
+    match args.tables.dir()? {
+        TablesDir::Malom(dir) => answer(ask, MalomDatabase::open(dir, rules)?.tables(), &pos),
+        TablesDir::Ours(dir) => answer(ask, &Database::open(dir, rules)?, &pos),
     }
 }
 

@@ -14,7 +14,7 @@ use morris_server::bench::{self, BenchOptions};
 use morris_server::review::{render_text, review_record};
 use morris_server::{Config, DirArg, Source};
 
-use crate::RulesArg;
+use crate::query::{TablesArg, TablesDir};
 
 /// The databases to serve, shared by `serve` and `bench-serve`.
 #[derive(Args)]
@@ -67,13 +67,7 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 #[derive(Args)]
 pub struct ReviewArgs {
     #[command(flatten)]
-    rules: RulesArg,
-    /// Database directory (our tables).
-    #[arg(long, value_name = "DIR", required_unless_present = "malom")]
-    db: Option<PathBuf>,
-    /// A directory of Malom's files, instead of `--db`.
-    #[arg(long, value_name = "DIR", conflicts_with = "db")]
-    malom: Option<PathBuf>,
+    tables: TablesArg,
     /// The game record (`-` for standard input), as `morris replay` reads
     /// it: our notation (`1. d6 d2 2. f4 b4 ...`) or a PGN as Sanmill
     /// exports it (its `[FEN]` tag is the start).
@@ -90,7 +84,7 @@ pub struct ReviewArgs {
 
 /// Runs `morris review`.
 pub fn review(args: ReviewArgs) -> anyhow::Result<ExitCode> {
-    let rules = args.rules.rule_set()?;
+    let rules = args.tables.rule_set()?;
     let text = if args.file.as_os_str() == "-" {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s).context("cannot read the record from standard input")?;
@@ -102,10 +96,9 @@ pub fn review(args: ReviewArgs) -> anyhow::Result<ExitCode> {
         None => None,
         Some(t) => Some(Position::read_for(t, &rules).with_context(|| format!("cannot read position `{t}`"))?.0),
     };
-    let source = match (&args.db, &args.malom) {
-        (_, Some(dir)) => Source::open_malom(dir, rules)?,
-        (Some(dir), None) => Source::open_ours(dir, rules)?,
-        (None, None) => bail!("give a database: `--db DIR` or `--malom DIR`"),
+    let source = match args.tables.dir()? {
+        TablesDir::Malom(dir) => Source::open_malom(dir, rules)?,
+        TablesDir::Ours(dir) => Source::open_ours(dir, rules)?,
     };
     let review = review_record(source, start, &text)?;
     let mut out = std::io::stdout().lock();
