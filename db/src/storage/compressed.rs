@@ -388,15 +388,7 @@ pub fn compress_sector(
 ) -> Result<SectorCompression, TableError> {
     let store = Store::new(dir);
     let original = store.path(rules.name(), sector, FileKind::Dtm);
-    let expected = rules.indexer().sector(sector).len();
-    let source = match Table::open_unchecked(&original) {
-        Err(TableError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => {
-            return Err(TableError::Missing { sector, path: original });
-        }
-        other => other?,
-    };
-    source.check(rules, sector, expected)?;
-    source.verify_checksum()?;
+    let source = open_verified(&original, rules, sector)?;
     let original_bytes =
         std::fs::metadata(&original).map_err(|error| TableError::Io { path: original.clone(), error })?.len();
     let report = compress_table(&source, &store.path(rules.name(), sector, FileKind::Compressed), level)?;
@@ -405,6 +397,25 @@ pub fn compress_sector(
         std::fs::remove_file(&original).map_err(|error| TableError::Io { path: original.clone(), error })?;
     }
     Ok(SectorCompression { report, original_bytes, removed: remove_original })
+}
+
+/// Opens one form of `sector`'s table at `path` (the `.mtb` or the `.mtz`
+/// file, whichever `path` names) and checks its header against the rule
+/// set and sector and its payload against the header's checksum.
+///
+/// # Errors
+/// [`TableError::Missing`] when `path` does not exist, else the errors of
+/// [`Table::open_unchecked`], [`Table::check`] and [`Table::verify_checksum`].
+fn open_verified(path: &Path, rules: &RuleSet, sector: Sector) -> Result<Table, TableError> {
+    let table = match Table::open_unchecked(path) {
+        Err(TableError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => {
+            return Err(TableError::Missing { sector, path: path.to_path_buf() });
+        }
+        other => other?,
+    };
+    table.check(rules, sector, rules.indexer().sector(sector).len())?;
+    table.verify_checksum()?;
+    Ok(table)
 }
 
 /// Writes the `.mtb` table of `sector` from its `.mtz` twin in `dir`
@@ -422,22 +433,14 @@ pub fn compress_sector(
 pub fn expand_sector(dir: &Path, rules: &RuleSet, sector: Sector) -> Result<TableHeader, TableError> {
     let store = Store::new(dir);
     let packed_path = store.path(rules.name(), sector, FileKind::Compressed);
-    let expected = rules.indexer().sector(sector).len();
-    let packed = match Table::open_unchecked(&packed_path) {
-        Err(TableError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => {
-            return Err(TableError::Missing { sector, path: packed_path });
-        }
-        other => other?,
-    };
-    packed.check(rules, sector, expected)?;
-    packed.verify_checksum()?;
+    let packed = open_verified(&packed_path, rules, sector)?;
     let unreadable = |slot: u64| TableError::Corrupt {
         path: packed_path.clone(),
         field: "payload",
         detail: format!("slot {slot} cannot be read"),
     };
-    let len = expected as usize;
-    let mut entries = vec![0u16; len];
+    // The entry count was checked against the sector's index by `open_verified`.
+    let mut entries = vec![0u16; packed.header().entry_count as usize];
     entries.par_chunks_mut(BLOCK_ENTRIES).enumerate().try_for_each(|(b, chunk)| {
         let first = (b * BLOCK_ENTRIES) as u64;
         for (i, e) in chunk.iter_mut().enumerate() {
