@@ -33,13 +33,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use morris_db::index::OrbitBlock;
 use morris_db::moves::{apply_move, for_each_move};
 use morris_db::rules::FullBoardOutcome;
 use morris_db::table::table_path;
 use morris_db::value::PADDING_ENTRY;
 use morris_db::{
-    Bitboard, Color, Even, Move, Odd, Position, RuleSet, Sector, SectorError, SectorIndex, Store, Table, TableError,
-    Value,
+    Bitboard, Color, Even, Move, Odd, Points, Position, RuleSet, Sector, SectorError, SectorIndex, Store, Table,
+    TableError, Value,
 };
 use rayon::prelude::*;
 
@@ -174,6 +175,49 @@ impl Successors {
     }
 }
 
+/// What the positions whose opponent's stones are one orbit representative
+/// share when their successors are looked up.
+struct ThemOrbit {
+    /// The opponent's stones (an orbit representative).
+    them: Bitboard,
+    /// Per successor table (as in [`Successors::tables`]): the orbit of
+    /// `them` in its index and the symmetry taking `them` there, and, when
+    /// that is the identity and the orbit's stabiliser is trivial, the
+    /// orbit's block (slots of moves without capture ranked directly).
+    quiet: Vec<(usize, usize, Option<OrbitBlock>)>,
+    /// Per point `r` of `them`: the orbit of `them` less `r` among the sets
+    /// of one stone fewer, and the symmetry taking it there (for captures).
+    removed: [(usize, usize); 32],
+}
+
+impl ThemOrbit {
+    fn new(them: Bitboard, successors: &Successors) -> ThemOrbit {
+        let n = them.count_ones();
+        let quiet = successors
+            .tables
+            .iter()
+            .map(|(s, t)| match t {
+                Ok((cindex, _)) if u32::from(s.w) == n => {
+                    let (o, sym) = cindex.orbit_table().orbit_of(them);
+                    (o, sym, if sym == 0 { cindex.orbit_block(o) } else { None })
+                }
+                _ => (0, 0, None),
+            })
+            .collect();
+        let mut removed = [(0, 0); 32];
+        let fewer = successors.tables.iter().find_map(|(s, t)| match t {
+            Ok((cindex, _)) if u32::from(s.w) + 1 == n => Some(cindex.orbit_table()),
+            _ => None,
+        });
+        if let Some(orbits) = fewer {
+            for r in Points(them) {
+                removed[r as usize] = orbits.orbit_of(them & !(1 << r));
+            }
+        }
+        ThemOrbit { them, quiet, removed }
+    }
+}
+
 /// Per-thread totals of a table's verification.
 #[derive(Default)]
 struct Totals {
@@ -188,13 +232,19 @@ struct Totals {
     /// Scratch: the successors' (table, slot), then their entries.
     slots: Vec<(usize, usize)>,
     entries: Vec<u16>,
+    /// Scratch: the slots of one orbit's positions and their values as
+    /// re-derived (`None`: to be derived again, slowly).
+    derived: Vec<(u64, Option<Value>)>,
 }
 
 impl Totals {
     fn fault(&mut self, limit: usize, fault: Fault) {
+        // Faults come in no slot order: keep the `limit` lowest slots.
         self.fault_count += 1;
-        if self.faults.len() < limit {
-            self.faults.push(fault);
+        self.faults.push(fault);
+        if self.faults.len() >= 2 * limit {
+            self.faults.sort_by_key(Fault::slot);
+            self.faults.truncate(limit);
         }
     }
 
@@ -333,14 +383,61 @@ impl Verifier {
         let successors =
             Successors { tables: self.successor_sectors(sector).into_iter().map(|s| (s, self.load(s))).collect() };
         let limit = self.max_faults;
-        let totals = (0..index.orbit_table().len())
+        // Pass 1, in slot order: padding, the statistics, and a copy of the
+        // stored values in memory (unless the table is one of its own
+        // successors, loaded already).
+        let block = index.opponent_sets().max(1) as usize;
+        let orbits = index.orbit_table().len();
+        let mut copy = match successors.get(sector) {
+            Some(Ok(_)) => None,
+            _ => Some(vec![PADDING_ENTRY; index.len() as usize]),
+        };
+        let mut totals = match copy.as_mut() {
+            Some(copy) => copy
+                .par_chunks_mut(block)
+                .enumerate()
+                .fold(Totals::default, |mut t, (orbit, chunk)| {
+                    self.sweep_orbit(&index, &table, orbit, Some(chunk), &mut t);
+                    t
+                })
+                .reduce(Totals::default, |a, b| a.merge(b, limit)),
+            None => (0..orbits)
+                .into_par_iter()
+                .fold(Totals::default, |mut t, orbit| {
+                    self.sweep_orbit(&index, &table, orbit, None, &mut t);
+                    t
+                })
+                .reduce(Totals::default, |a, b| a.merge(b, limit)),
+        };
+        let stored: &[u16] = match (&copy, successors.get(sector)) {
+            (Some(copy), _) => copy,
+            (None, Some(Ok((_, entries)))) => entries,
+            (None, _) => &[],
+        };
+        // Pass 2, by the orbit of the opponent's stones: the positions whose
+        // opponent sets share an orbit have their moves without capture lead
+        // into one block of the next table (and their captures into a few),
+        // so the successors' look-ups stay in the cache; in slot order each
+        // position read a different block. Each canonical position is
+        // visited once, as the mirrored sector's index enumerates it.
+        let by_them = self.rules.indexer().sector(sector.mirrored());
+        let them_orbits = by_them.orbit_table().len();
+        let len = index.len() as u128;
+        let derived = (0..them_orbits)
             .into_par_iter()
             .fold(Totals::default, |mut t, orbit| {
-                self.verify_orbit(&index, &table, &successors, orbit, &mut t);
-                progress(index.opponent_sets());
+                self.verify_by_them(sector, &index, &by_them, stored, &successors, orbit, &mut t);
+                // The progress in this sector's slots, in equal shares per
+                // orbit (every orbit has as many slots in the mirrored index).
+                let share = |k: usize| (len * k as u128 / them_orbits as u128) as u64;
+                progress(share(orbit + 1) - share(orbit));
                 t
             })
             .reduce(Totals::default, |a, b| a.merge(b, limit));
+        totals.fault_count += derived.fault_count;
+        totals.faults.extend(derived.faults);
+        totals.faults.sort_by_key(Fault::slot);
+        totals.faults.truncate(limit);
         let h = table.header();
         for (field, header, payload) in [
             ("canonical positions", h.canonical_positions, totals.positions),
@@ -363,8 +460,18 @@ impl Verifier {
         report
     }
 
-    /// Verifies the slots of one orbit of the side to move's stone sets.
-    fn verify_orbit(&self, index: &SectorIndex, table: &Table, successors: &Successors, orbit: usize, t: &mut Totals) {
+    /// Checks the slots of one orbit of the side to move's stone sets in
+    /// slot order: padding slots hold the padding entry, canonical ones a
+    /// value (counted into the statistics, and copied into `copy`, the
+    /// orbit's slots, when given).
+    fn sweep_orbit(
+        &self,
+        index: &SectorIndex,
+        table: &Table,
+        orbit: usize,
+        mut copy: Option<&mut [u16]>,
+        t: &mut Totals,
+    ) {
         let limit = self.max_faults;
         let base = orbit as u64 * index.opponent_sets();
         let end = base + index.opponent_sets();
@@ -392,7 +499,6 @@ impl Verifier {
             next = slot + 1;
             let position =
                 || Position::from_relative(us, them, Color::White, sector.wh, sector.bh).to_text(self.rules.board());
-            let board = self.rules.board();
             if self.rules.line_wins() && self.rules.has_line(us) {
                 // The side to move has a line: not a position of a game
                 // (a line ends it), stored as padding.
@@ -410,10 +516,14 @@ impl Verifier {
                 }
                 return;
             }
-            let Some(stored) = table.value(slot) else {
+            let entry = table.entry(slot);
+            let Some(stored) = entry.and_then(Value::from_entry) else {
                 t.fault(limit, Fault::Padding { slot, detail: format!("{} holds the padding entry", position()) });
                 return;
             };
+            if let (Some(copy), Some(e)) = (copy.as_deref_mut(), entry) {
+                copy[(slot - base) as usize] = e;
+            }
             t.positions += 1;
             match stored {
                 Value::Win(n) => {
@@ -426,31 +536,88 @@ impl Verifier {
                 }
                 Value::Draw => t.draws += 1,
             }
-            let fast = self.derive_fast(us, them, sector, successors, &mut t.slots, &mut t.entries);
-            if fast == Some(stored) {
-                return;
-            }
-            // A mismatch or a problem: derive again, slowly, with witnesses.
-            match self.derive(us, them, sector, successors) {
-                Ok(d) if d.value == stored => {}
-                Ok(d) => {
-                    let witness = match d.witness {
-                        Some((mv, v)) => {
-                            let what = match d.value {
-                                Value::Win(_) => "the shortest win",
-                                Value::Loss(_) => "the longest loss",
-                                Value::Draw => "a draw, and no move wins",
-                            };
-                            format!("{} leads to {v:?} for the opponent: {what}", mv.notation(board))
-                        }
-                        None => "no legal move".to_string(),
-                    };
-                    t.fault(limit, Fault::Value { slot, position: position(), stored, derived: d.value, witness });
-                }
-                Err(detail) => t.fault(limit, Fault::Successor { slot, position: position(), detail }),
-            }
         });
         check_padding(next, end, t);
+    }
+
+    /// Re-derives the values of the canonical positions whose opponent's
+    /// stones are in orbit `orbit` (of the mirrored sector's index
+    /// `by_them`), comparing them with `stored`, the table's entries. A
+    /// position the slot-order pass found without a value (padding where a
+    /// value belongs, or a position that cannot arise) is skipped: it is a
+    /// fault already.
+    #[allow(clippy::too_many_arguments)]
+    fn verify_by_them(
+        &self,
+        sector: Sector,
+        index: &SectorIndex,
+        by_them: &SectorIndex,
+        stored: &[u16],
+        successors: &Successors,
+        orbit: usize,
+        t: &mut Totals,
+    ) {
+        let ctx = ThemOrbit::new(by_them.orbit_table().representative(orbit), successors);
+        // The stored values are read after the orbit's values are derived,
+        // back to back: reads at scattered slots that the processor overlaps
+        // (read one by one, each stalled the derivation).
+        let mut derived = std::mem::take(&mut t.derived);
+        derived.clear();
+        by_them.for_each_in_orbit(orbit, |_, them, us| {
+            if self.rules.line_wins() && self.rules.has_line(us) {
+                return;
+            }
+            let slot = index.index(us, them);
+            let fast = self.derive_fast(us, &ctx, sector, successors, &mut t.slots, &mut t.entries);
+            derived.push((slot, fast));
+        });
+        for &(slot, fast) in &derived {
+            let Some(value) = stored.get(slot as usize).and_then(|&e| Value::from_entry(e)) else {
+                continue;
+            };
+            if fast != Some(value) {
+                self.check_value(index, sector, slot, value, successors, t);
+            }
+        }
+        t.derived = derived;
+    }
+    /// The slow path of a position whose fast re-derivation disagrees with
+    /// `stored` or could not look a successor up: derives its value again,
+    /// with witnesses, from the table's canonical form of the position at
+    /// `slot`, and records the fault, if any.
+    fn check_value(
+        &self,
+        index: &SectorIndex,
+        sector: Sector,
+        slot: u64,
+        stored: Value,
+        successors: &Successors,
+        t: &mut Totals,
+    ) {
+        let limit = self.max_faults;
+        let board = self.rules.board();
+        let Some((us, them)) = index.position(slot) else {
+            return;
+        };
+        let position = || Position::from_relative(us, them, Color::White, sector.wh, sector.bh).to_text(board);
+        match self.derive(us, them, sector, successors) {
+            Ok(d) if d.value == stored => {}
+            Ok(d) => {
+                let witness = match d.witness {
+                    Some((mv, v)) => {
+                        let what = match d.value {
+                            Value::Win(_) => "the shortest win",
+                            Value::Loss(_) => "the longest loss",
+                            Value::Draw => "a draw, and no move wins",
+                        };
+                        format!("{} leads to {v:?} for the opponent: {what}", mv.notation(board))
+                    }
+                    None => "no legal move".to_string(),
+                };
+                t.fault(limit, Fault::Value { slot, position: position(), stored, derived: d.value, witness });
+            }
+            Err(detail) => t.fault(limit, Fault::Successor { slot, position: position(), detail }),
+        }
     }
 
     /// [`Verifier::derive`] without witnesses, fast: the successors' slots
@@ -461,7 +628,7 @@ impl Verifier {
     fn derive_fast(
         &self,
         us: Bitboard,
-        them: Bitboard,
+        ctx: &ThemOrbit,
         sector: Sector,
         successors: &Successors,
         slots: &mut Vec<(usize, usize)>,
@@ -471,13 +638,14 @@ impl Verifier {
         if rules.line_wins() || us.count_ones() + (sector.wh as u32) < 3 {
             return None;
         }
+        let them = ctx.them;
         slots.clear();
         entries.clear();
         let mut immediate_win = false;
         let mut any = false;
         let mut problem = false;
-        let mut quiet: Option<(usize, usize)> = None;
         let mut last: Option<(Sector, usize)> = None;
+
         for_each_move(rules, us, them, sector.wh, |mv, _| {
             any = true;
             if immediate_win || problem {
@@ -511,8 +679,15 @@ impl Verifier {
                 problem = true;
                 return;
             };
+            let taken = them & !victim;
             let slot = if victim == them {
-                let (o, s) = *quiet.get_or_insert_with(|| cindex.orbit_table().orbit_of(them));
+                let (o, s, block) = &ctx.quiet[ti];
+                match block {
+                    Some(block) => block.slot(mover),
+                    None => cindex.index_with_orbit(*o, *s, mover),
+                }
+            } else if taken.count_ones() == 1 {
+                let (o, s) = ctx.removed[taken.trailing_zeros() as usize];
                 cindex.index_with_orbit(o, s, mover)
             } else {
                 cindex.index(victim, mover)
