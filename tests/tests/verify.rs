@@ -370,3 +370,51 @@ fn whole_games_with_placement_and_lines_pass() {
         }
     }
 }
+
+/// Verify re-derives values by the orbit of the opponent's stones, not in
+/// slot order: every canonical position must still be visited once and
+/// compared with its own slot. Changes one position in 61 of 3-4 (whose
+/// successors are in 4-3 and 3-3, left as they were), in orbits of the
+/// opponent's stones with and without a symmetry that fixes them, and
+/// expects each changed slot named, with the value it had as the derived one.
+#[test]
+fn every_changed_position_is_named_whatever_the_opponents_orbit() {
+    let dir = copy_of_db();
+    let sector = Sector::sliding(3, 4);
+    let index = nine().indexer().sector(sector);
+    let them_orbits = nine().indexer().orbits(4).clone();
+    let mut e = entries(dir.path(), sector);
+    let mut changed = std::collections::BTreeMap::new();
+    let (mut fixed, mut free) = (0, 0);
+    let canonical: Vec<usize> = (0..e.len()).filter(|&s| Value::from_entry(e[s]).is_some()).collect();
+    for &slot in canonical.iter().step_by(61) {
+        let old = Value::from_entry(e[slot]).unwrap();
+        let new = match old {
+            Value::Draw => Value::win(1).unwrap(),
+            Value::Win(n) => Value::win(n.get() + 2).unwrap(),
+            Value::Loss(n) => Value::loss(n.get() + 2).unwrap(),
+        };
+        e[slot] = new.to_entry();
+        changed.insert(slot as u64, (new, old));
+        let (_, them) = index.position(slot as u64).unwrap();
+        let (o, _) = them_orbits.orbit_of(them);
+        if them_orbits.stabiliser(o).is_empty() {
+            free += 1;
+        } else {
+            fixed += 1;
+        }
+    }
+    assert!(fixed > 10 && free > 10, "{fixed} with a symmetry, {free} without");
+    rewrite(dir.path(), sector, &e);
+    let r = Verifier::new(dir.path(), nine()).max_faults(100_000).verify(sector, &|_| {});
+    assert_eq!(r.fault_count, changed.len() as u64, "{:?}", &r.faults[..5.min(r.faults.len())]);
+    let named: std::collections::BTreeMap<u64, (Value, Value)> = r
+        .faults
+        .iter()
+        .filter_map(|f| match f {
+            Fault::Value { slot, stored, derived, .. } => Some((*slot, (*stored, *derived))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(named, changed);
+}
