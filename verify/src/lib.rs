@@ -21,6 +21,11 @@
 //! `Loss(0)`, and a position whose side to move has a line cannot arise and
 //! must be padding.
 //!
+//! Positions are visited by the orbit of the opponent's stones (the
+//! mirrored sector's index), not in slot order, so that the successors'
+//! look-ups of consecutive positions fall into a few blocks of the next
+//! tables; a separate pass in slot order checks padding and the statistics.
+//!
 //! A move that leaves the opponent fewer than 3 stones leads to `Loss(0)`.
 //! Padding slots must hold the padding entry and canonical slots a value; the
 //! header's counts and longest distances must match the payload.
