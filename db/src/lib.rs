@@ -26,7 +26,7 @@ pub use board::{Bitboard, Board, Point, Points};
 pub use fen::FenError;
 pub use index::{Indexer, SectorIndex};
 pub use moves::{EndReason, GameOver, Move, MoveError, Outcome};
-pub use position::{Color, Position, PositionError};
+pub use position::{Color, Position, PositionError, Setup};
 pub use rules::{Overrides, RuleSet, RulesError, SectorError, UnknownPreset};
 pub use sector::Sector;
 pub use store::{FileKind, Store};
