@@ -63,7 +63,7 @@ use morris_db::index::{colex_unrank, expand_into_empty, rank_among_empty, Sector
 use morris_db::mapped::map_file;
 use morris_db::store::{file_names, sort_sectors};
 use morris_db::wdl::Wdl;
-use morris_db::{Color, Move, Position, RuleSet, Sector, Table, TableError, Value};
+use morris_db::{Color, Move, Position, RuleSet, Sector, Setup, Table, TableError, Value};
 use rayon::prelude::*;
 
 use crate::front::{Answer, Encoding, Tables};
@@ -922,8 +922,9 @@ fn present_games(dir: &Path) -> Vec<String> {
 pub struct Mismatch {
     /// The slot (the same in both layouts).
     pub slot: u64,
-    /// The position, White to move.
-    pub position: Position,
+    /// The position, White to move, as Malom's file gives it (not checked:
+    /// it is only written out).
+    pub position: Setup,
     /// Our value.
     pub ours: Value,
     /// Malom's value, or why it could not be read.
@@ -982,7 +983,7 @@ pub fn compare_slots(ours: &Table, malom: &MalomSector, slots: Range<u64>, keep:
             out.mismatches += 1;
             if out.examples.len() < keep {
                 let (us, them) = malom.position_at(slot).unwrap_or_default();
-                let position = Position::from_relative(us, them, Color::White, sector.wh, sector.bh);
+                let position = Setup::from_relative(us, them, Color::White, sector.wh, sector.bh);
                 out.examples.push(Mismatch { slot, position, ours: value, malom: theirs });
             }
         }

@@ -55,12 +55,12 @@ fn slots(w: u8, b: u8) -> u64 {
 
 /// A drawn 3-3 position (../shared/oracle/README.md).
 fn drawn_3_3() -> Position {
-    Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", nine().board()).unwrap()
+    Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", &nine()).unwrap()
 }
 
 /// A 4-3 position (White to move with 4 stones against 3).
 fn some_4_3() -> Position {
-    Position::parse("W:a4,a1,d3,g7 B:a7,d1,c4 w", nine().board()).unwrap()
+    Position::parse("W:a4,a1,d3,g7 B:a7,d1,c4 w", &nine()).unwrap()
 }
 
 /// Probes `pos` in `dir` with a fresh database, so the table is opened anew.
@@ -310,7 +310,7 @@ fn damaged_payload_without_checksums_never_panics() {
         let Some((us, them)) = index.position(slot) else {
             continue;
         };
-        let pos = Position::from_relative(us, them, Color::White, 0, 0);
+        let pos = Position::from_sector(Sector::sliding(3, 3), Color::White, us, them);
         if db.value(&pos).is_err() {
             errors += 1;
         }
@@ -416,7 +416,7 @@ fn missing_tables_are_named() {
     let e = Table::open(dir.path(), &nine(), Sector::sliding(3, 3), slots(3, 3)).unwrap_err();
     assert!(matches!(e, TableError::Missing { .. }), "{e:?}");
     // A 5-5 position in a database solved up to 7 stones.
-    let pos = Position::parse("W:a1,a4,a7,d7,g7 B:b2,b4,b6,d6,f6 w", nine().board()).unwrap();
+    let pos = Position::parse("W:a1,a4,a7,d7,g7 B:b2,b4,b6,d6,f6 w", &nine()).unwrap();
     let e = probe(dir.path(), &pos).unwrap_err();
     match &e {
         ProbeError::MissingTable { sector, .. } => assert_eq!(*sector, Sector::sliding(5, 5)),
@@ -679,7 +679,7 @@ fn damaged_real_tables_never_panic_and_reach_the_payload() {
                 let db = Database::open_with(dir.path(), rules.clone(), ProbeOptions { verify_checksums }).unwrap();
                 for (k, &slot) in probed.iter().enumerate() {
                     let Some((us, them)) = index.position(slot) else { continue };
-                    let pos = Position::from_relative(us, them, Color::White, 0, 0);
+                    let pos = Position::from_sector(Sector::sliding(3, 3), Color::White, us, them);
                     if db.value(&pos).is_ok() && verify_checksums {
                         answered.set(answered.get() + 1);
                     }

@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use std::sync::OnceLock;
 
-use morris_db::{Color, Position, RuleSet, Value};
+use morris_db::{Color, RuleSet, Setup, Value};
 use morris_probe::Database;
 use morris_solver::{solve_sliding, SolveOptions};
 use morris_tests::{ref_children_in, solve_small, RefValue, REF_POINTS};
@@ -305,7 +305,8 @@ fn real_solver_agrees(preset: &str, flying: bool) {
             let black = ((us as u64) << 32 | them as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 63 == 1;
             let (side, (white, black_set)) =
                 if black { (Color::Black, (them_db, us_db)) } else { (Color::White, (us_db, them_db)) };
-            let pos = Position { white, black: black_set, side_to_move: side, white_in_hand: 0, black_in_hand: 0 };
+            let setup = Setup { white, black: black_set, side_to_move: side, white_in_hand: 0, black_in_hand: 0 };
+            let pos = setup.validate(db.rules()).expect("a sliding position of the reference");
             let got = db.value(&pos);
             let agrees = matches!(
                 (expected, &got),

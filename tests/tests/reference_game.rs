@@ -20,7 +20,7 @@
 
 use std::time::Instant;
 
-use morris_db::{Color, Overrides, Position, RuleSet, Value};
+use morris_db::{Color, Overrides, RuleSet, Setup, Value};
 use morris_probe::{Database, ProbeError};
 use morris_solver::solve_all;
 use morris_tests::reference_game::{solve_game, RefGame, RefPos, RefValue};
@@ -112,8 +112,8 @@ fn agree(rules: RuleSet, game: RefGame) -> RefValue {
             };
             let mut wrong = Vec::new();
             for &side in sides {
-                let pos = Position::from_relative(convert(p.us), convert(p.them), side, p.us_hand, p.them_hand);
-                let got = db.value(&pos);
+                let pos = Setup::from_relative(convert(p.us), convert(p.them), side, p.us_hand, p.them_hand);
+                let got = pos.validate(&rules).map_err(ProbeError::from).and_then(|pos| db.value(&pos));
                 let agrees = matches!(
                     (expected, &got),
                     (RefValue::Win(a), Ok(Value::Win(b))) if a == b.get()

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use morris_db::table::{table_path, write_table, HEADER_SIZE};
-use morris_db::{Color, Position, RuleSet, Sector, Table, TableHeader, Value};
+use morris_db::{Color, Position, RuleSet, Sector, Setup, Table, TableHeader, Value};
 use morris_probe::verify::{Fault, TableReport, Verifier};
 use morris_probe::Database;
 use morris_solver::{solve_sliding, SolveOptions};
@@ -68,7 +68,7 @@ fn find(entries: &[u16], pick: impl Fn(Value) -> bool) -> usize {
 fn text_of(sector: Sector, slot: usize) -> String {
     let index = nine().indexer().sector(sector);
     let (us, them) = index.position(slot as u64).unwrap();
-    Position::from_relative(us, them, Color::White, 0, 0).to_text(nine().board())
+    Setup::from_relative(us, them, Color::White, 0, 0).to_text(nine().board())
 }
 
 #[test]
@@ -109,7 +109,7 @@ fn changed_value_is_caught(sector: Sector, pick: impl Fn(Value) -> bool, to: imp
     let t = Table::open(dir.path(), &nine(), sector, len).unwrap();
     t.verify_checksum().unwrap();
     let text = text_of(sector, slot);
-    let pos = Position::parse(&text, nine().board()).unwrap();
+    let pos = Position::parse(&text, &nine()).unwrap();
     assert_eq!(Database::open(dir.path(), nine()).unwrap().value(&pos).unwrap(), new);
 
     let r = verify(dir.path(), sector.w, sector.b);

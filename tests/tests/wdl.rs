@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use morris_db::store::TableFile;
 use morris_db::table::{table_path, HEADER_SIZE};
 use morris_db::wdl::{export_table, payload_size, wdl_path, Wdl, WdlHeader, WdlTable, WDL_MAGIC};
-use morris_db::{Color, Position, RuleSet, Sector, Table, TableError};
+use morris_db::{Color, Position, RuleSet, Sector, Setup, Table, TableError};
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::{Database, MissingHint, ProbeError, ProbeOptions};
 use morris_solver::{solve_sliding, SolveOptions};
@@ -74,7 +74,7 @@ fn positions(step: usize) -> Vec<Position> {
         for slot in (0..index.len()).step_by(step) {
             if let Some((us, them)) = index.position(slot) {
                 let color = if slot % 2 == 0 { Color::White } else { Color::Black };
-                out.push(Position::from_relative(us, them, color, 0, 0));
+                out.push(Position::from_sector(Sector::sliding(w, b), color, us, them));
             }
         }
     }
@@ -82,7 +82,7 @@ fn positions(step: usize) -> Vec<Position> {
 }
 
 fn a_position() -> Position {
-    Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", nine().board()).unwrap()
+    Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", &nine()).unwrap()
 }
 
 #[test]
@@ -144,9 +144,9 @@ fn the_database_agrees_with_the_dtm_database() {
     assert_eq!(wdl.wdl(&a_position()).unwrap(), Wdl::Draw);
     // A side to move down to 2 stones has lost; an opponent down to 2 is
     // not a position of a game.
-    let two = Position::parse("W:a4,a1 B:a7,d1,c4 w", nine().board()).unwrap();
+    let two = Position::parse("W:a4,a1 B:a7,d1,c4 w", &nine()).unwrap();
     assert_eq!(wdl.wdl(&two).unwrap(), Wdl::Loss);
-    let after = Position::parse("W:a4,a1,d3 B:a7,d1 w", nine().board()).unwrap();
+    let after = Position::parse("W:a4,a1,d3 B:a7,d1 w", &nine()).unwrap();
     assert!(matches!(wdl.wdl(&after), Err(ProbeError::Unreachable(_))));
 }
 
@@ -406,7 +406,7 @@ fn a_prober_answers_as_the_database() {
         "W:a4,a1,d3 B:a7,d1,c4 w 1 1",                  // stones in hand: missing table
     ]
     .iter()
-    .map(|t| Position::parse(t, nine().board()).unwrap())
+    .map(|t| Position::parse(t, &nine()).unwrap())
     .collect();
     extra.extend(positions(61));
     std::thread::scope(|s| {
@@ -455,7 +455,8 @@ fn whole_games_with_placement_and_lines_export_and_read_back() {
             for slot in (0..index.len()).step_by(step as usize) {
                 // Canonical positions, and (for lines) unreachable ones.
                 let Some((us, them)) = index.position(slot) else { continue };
-                let p = Position::from_relative(us, them, Color::White, s.wh, s.bh);
+                // White to move: where the hands want Black, no position.
+                let Ok(p) = Setup::from_relative(us, them, Color::White, s.wh, s.bh).validate(&rules) else { continue };
                 let want = dtm.value(&p).map(Wdl::from).map_err(|e| e.to_string());
                 let got = wdl.wdl(&p).map_err(|e| e.to_string());
                 assert_eq!(got, want, "{preset} {}", p.to_text(rules.board()));
@@ -513,7 +514,7 @@ fn damaged_real_files_never_panic_and_reach_the_payload() {
                 let db = WdlDatabase::open_with(dir.path(), rules.clone(), ProbeOptions { verify_checksums }).unwrap();
                 for (k, &slot) in probed.iter().enumerate() {
                     let Some((us, them)) = index.position(slot) else { continue };
-                    let pos = Position::from_relative(us, them, Color::White, 0, 0);
+                    let pos = Position::from_sector(sector, Color::White, us, them);
                     if db.wdl(&pos).is_ok() && verify_checksums {
                         answered.set(answered.get() + 1);
                     }

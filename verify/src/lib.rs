@@ -38,8 +38,7 @@ use morris_db::rules::FullBoardOutcome;
 use morris_db::table::table_path;
 use morris_db::value::PADDING_ENTRY;
 use morris_db::{
-    Bitboard, Color, Even, Move, Odd, Position, RuleSet, Sector, SectorError, SectorIndex, Store, Table, TableError,
-    Value,
+    Bitboard, Color, Even, Move, Odd, RuleSet, Sector, SectorError, SectorIndex, Setup, Store, Table, TableError, Value,
 };
 use rayon::prelude::*;
 
@@ -391,7 +390,7 @@ impl Verifier {
             check_padding(next, slot, t);
             next = slot + 1;
             let position =
-                || Position::from_relative(us, them, Color::White, sector.wh, sector.bh).to_text(self.rules.board());
+                || Setup::from_relative(us, them, Color::White, sector.wh, sector.bh).to_text(self.rules.board());
             let board = self.rules.board();
             if self.rules.line_wins() && self.rules.has_line(us) {
                 // The side to move has a line: not a position of a game
@@ -600,7 +599,7 @@ impl Verifier {
                                 problem.get_or_insert(format!(
                                     "{} leads to {} in sector {cs}, whose slot {slot} holds no value",
                                     mv.notation(board),
-                                    Position::from_relative(victim, mover, Color::Black, sector.bh, mover_hand)
+                                    Setup::from_relative(victim, mover, Color::Black, sector.bh, mover_hand)
                                         .to_text(board)
                                 ));
                                 return;
