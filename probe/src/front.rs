@@ -174,7 +174,7 @@ pub fn no_value(path: &Path, slot: u64) -> ProbeError {
 /// Whether `pos` has a stone off `rules`' board: then it is a position of
 /// another rule set, which no index of this one may read.
 #[inline]
-pub fn off_board(rules: &RuleSet, pos: &Position) -> bool {
+fn off_board(rules: &RuleSet, pos: &Position) -> bool {
     (pos.white() | pos.black()) & !rules.board().all() != 0
 }
 
@@ -187,7 +187,7 @@ pub fn off_board(rules: &RuleSet, pos: &Position) -> bool {
 ///
 /// # Errors
 /// [`ProbeError::InvalidPosition`].
-pub fn check_board(rules: &RuleSet, pos: &Position) -> Result<(), ProbeError> {
+pub(crate) fn check_board(rules: &RuleSet, pos: &Position) -> Result<(), ProbeError> {
     if off_board(rules, pos) {
         pos.to_setup().validate(rules)?;
     }
@@ -197,8 +197,9 @@ pub fn check_board(rules: &RuleSet, pos: &Position) -> Result<(), ProbeError> {
 /// The checks every query makes before it reads a file. `Ok(true)` when
 /// the side to move has already lost (fewer than 3 stones, or where a line
 /// wins, the opponent has one); `Ok(false)` when a file must be read.
-/// `pos` is a [`Position`] of `rules` (validated when it was made), so
-/// only [`check_board`] guards against one of another rule set.
+/// `pos` is a [`Position`] of `rules` (validated when it was made), so it
+/// is not validated again: only a stone off the board (a position of
+/// another rule set) is refused here, before an index reads it.
 ///
 /// # Errors
 /// [`ProbeError::InvalidPosition`] for a stone off the board;

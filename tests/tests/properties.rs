@@ -431,9 +431,10 @@ fn double_mill_removes_exactly_one_stone() {
     // fit: a double mill happens only by placement. White a7,g7 and d6,d5
     // wait for d7, which closes a7-d7-g7 and d7-d6-d5 at once. Black's
     // a1,d1,g1 is a mill, so only b2 and f2 may go; each placement on d7
-    // removes exactly one of them.
+    // removes exactly one of them. (Hands 2 and 2: with White to move a
+    // game has equal hands, `Setup::validate`.)
     let rules = &*NINE;
-    let p = pos(rules, "W:a7,g7,d6,d5 B:a1,d1,g1,b2,f2 w 3 2");
+    let p = pos(rules, "W:a7,g7,d6,d5 B:a1,d1,g1,b2,f2 w 2 2");
     let on_d7: Vec<String> = notations(rules, &p).into_iter().filter(|m| m.starts_with("d7")).collect();
     assert_eq!(on_d7, ["d7xb2", "d7xf2"]);
     for m in p.legal_moves(rules) {
@@ -442,7 +443,7 @@ fn double_mill_removes_exactly_one_stone() {
         assert_eq!(removed, u32::from(m.removal.is_some()), "{}", m.notation(rules.board()));
     }
     let after = p.play_unchecked(p.parse_move(rules, "d7xf2").unwrap());
-    assert_eq!(after.to_text(rules.board()), "W:a7,d5,d6,d7,g7 B:a1,b2,d1,g1 b 2 2");
+    assert_eq!(after.to_text(rules.board()), "W:a7,d5,d6,d7,g7 B:a1,b2,d1,g1 b 1 2");
 }
 
 #[test]

@@ -399,11 +399,10 @@ fn a_prober_answers_as_the_database() {
     let f = fixture();
     let db = Database::open(f.dtm.path(), nine()).unwrap();
     let mut extra: Vec<Position> = [
-        "W:a4,a1 B:a7,d1,c4 w",                         // side to move down to 2: Loss(0)
-        "W:a4,a1,d3 B:a7,d1 w",                         // opponent down to 2: unreachable
-        "W:a1,a4,a7,b2,b4,b6,c3,c4,c5,d1 B:d2,d3,d5 w", // 10 stones: invalid
-        "W:a4,a1,d3,d2,d5 B:a7,d1,c4 w",                // 5-3: missing table
-        "W:a4,a1,d3 B:a7,d1,c4 w 1 1",                  // stones in hand: missing table
+        "W:a4,a1 B:a7,d1,c4 w",          // side to move down to 2: Loss(0)
+        "W:a4,a1,d3 B:a7,d1 w",          // opponent down to 2: unreachable
+        "W:a4,a1,d3,d2,d5 B:a7,d1,c4 w", // 5-3: missing table
+        "W:a4,a1,d3 B:a7,d1,c4 w 1 1",   // stones in hand: missing table
     ]
     .iter()
     .map(|t| Position::parse(t, &nine()).unwrap())
@@ -455,8 +454,10 @@ fn whole_games_with_placement_and_lines_export_and_read_back() {
             for slot in (0..index.len()).step_by(step as usize) {
                 // Canonical positions, and (for lines) unreachable ones.
                 let Some((us, them)) = index.position(slot) else { continue };
-                // White to move: where the hands want Black, no position.
-                let Ok(p) = Setup::from_relative(us, them, Color::White, s.wh, s.bh).validate(&rules) else { continue };
+                // The side to move the hands give (Black with one more in
+                // the mover's hand), so that every slot is a position.
+                let side = if s.wh == s.bh + 1 { Color::Black } else { Color::White };
+                let p = Setup::from_relative(us, them, side, s.wh, s.bh).validate(&rules).unwrap();
                 let want = dtm.value(&p).map(Wdl::from).map_err(|e| e.to_string());
                 let got = wdl.wdl(&p).map_err(|e| e.to_string());
                 assert_eq!(got, want, "{preset} {}", p.to_text(rules.board()));

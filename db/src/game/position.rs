@@ -271,7 +271,8 @@ impl Setup {
     }
 
     /// The text form, points in the board's name order (a1, a4, a7, b2, ...),
-    /// hands omitted when both are empty.
+    /// hands omitted when both are empty. Every stone must be a point of
+    /// `board` (as [`Setup::parse`] and a [`Position`] give them).
     pub fn to_text(&self, board: &Board) -> String {
         let list = |set: Bitboard| {
             let mut names: Vec<&str> = Points(set).map(|p| board.point_name(p)).collect();
@@ -290,7 +291,8 @@ impl Setup {
     }
 
     /// An ASCII drawing of the position on the 24- or 16-point board
-    /// (`O` White, `@` Black, `.` empty), with the side to move and hands.
+    /// (`O` White, `@` Black, `.` empty), with the side to move and hands;
+    /// a stone off `board` is not drawn.
     pub fn diagram(&self, board: &Board) -> String {
         let mut out = String::new();
         let names = board.point_names();
