@@ -48,6 +48,9 @@ pub struct StatsArgs {
 
 struct Row {
     header: TableHeader,
+    /// The rule set's name as the file name gives it (the header holds at
+    /// most 16 bytes of it: [`morris_db::RuleSet::header_name`]).
+    rules: String,
 }
 
 /// The columns of a row's counts, in every format, with their width in the
@@ -172,7 +175,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                         t.path.display()
                     );
                 }
-                rows.push(Row { header });
+                rows.push(Row { header, rules: t.rules_name.clone() });
             }
             Err(e) => {
                 crate::output::errln!("error: {e:#}");
@@ -185,7 +188,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
         Format::Csv => {
             writeln!(out, "sector,{},rules", names.join(","))?;
             for row in &rows {
-                writeln!(out, "{},{},{}", row.header.sector, row.counts().join(","), row.header.rules_name)?;
+                writeln!(out, "{},{},{}", row.header.sector, row.counts().join(","), row.rules)?;
             }
         }
         Format::Json => {
@@ -195,7 +198,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                     let h = &row.header;
                     let (max_win, max_loss) = row.longest();
                     serde_json::json!({
-                        "rules": h.rules_name,
+                        "rules": row.rules,
                         "sector": h.sector.to_string(),
                         "slots": h.entry_count,
                         "positions": h.canonical_positions,
@@ -223,7 +226,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                 let h = &row.header;
                 total += h.canonical_positions;
                 let slots_per_position = format!("{:.4}", h.entry_count as f64 / h.canonical_positions.max(1) as f64);
-                line(&mut out, &h.rules_name, &h.sector.to_string(), &row.counts(), &slots_per_position)?;
+                line(&mut out, &row.rules, &h.sector.to_string(), &row.counts(), &slots_per_position)?;
             }
             writeln!(
                 out,

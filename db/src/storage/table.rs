@@ -184,7 +184,7 @@ impl TableHeader {
         let tally: Tally = entries.iter().filter_map(|&e| Value::from_entry(e)).collect();
         let mut h = TableHeader {
             rules_fingerprint: rules.fingerprint(),
-            rules_name: rules.name().to_string(),
+            rules_name: rules.header_name().to_string(),
             sector,
             entry_count: entries.len() as u64,
             canonical_positions: 0,
