@@ -48,6 +48,9 @@ pub struct StatsArgs {
 
 struct Row {
     header: TableHeader,
+    /// The rule set's name as the file name gives it (the header holds at
+    /// most 16 bytes of it: [`morris_db::RuleSet::header_name`]).
+    rules: String,
 }
 
 /// Opens and fully checks one table file: header, size, checksum, and that
@@ -143,7 +146,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                         t.path.display()
                     );
                 }
-                rows.push(Row { header });
+                rows.push(Row { header, rules: t.rules_name.clone() });
             }
             Err(e) => {
                 crate::output::errln!("error: {e:#}");
@@ -161,7 +164,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
     match args.format {
         Format::Csv => {
             writeln!(out, "sector,positions,wins,losses,draws,max_win,max_loss,rules")?;
-            for Row { header: h } in &rows {
+            for Row { header: h, rules } in &rows {
                 writeln!(
                     out,
                     "{},{},{},{},{},{},{},{}",
@@ -172,16 +175,16 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                     h.draws,
                     opt(h.wins, h.own.max_win),
                     opt(h.losses, h.own.max_loss),
-                    h.rules_name
+                    rules
                 )?;
             }
         }
         Format::Json => {
             let list: Vec<serde_json::Value> = rows
                 .iter()
-                .map(|Row { header: h }| {
+                .map(|Row { header: h, rules }| {
                     serde_json::json!({
-                        "rules": h.rules_name,
+                        "rules": rules,
                         "sector": h.sector.to_string(),
                         "slots": h.entry_count,
                         "positions": h.canonical_positions,
@@ -202,12 +205,12 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                 "rules", "sector", "positions", "wins", "losses", "draws", "max_win", "max_loss", "slots/pos"
             )?;
             let mut total = 0u64;
-            for Row { header: h } in &rows {
+            for Row { header: h, rules } in &rows {
                 total += h.canonical_positions;
                 writeln!(
                     out,
                     "{:<10} {:<9} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>8.4}",
-                    h.rules_name,
+                    rules,
                     h.sector.to_string(),
                     h.canonical_positions,
                     h.wins,

@@ -271,14 +271,14 @@ fn stats_rules_selects_one_rule_set() {
 }
 
 /// Issue 19: the tables of a custom rule set whose name uses a short preset
-/// name (`nine-dg-<hex>` for `nine-diagonal --no-flying`) are read; 3-3 has
+/// name (`nine-dg-<hex>` for `nine-diagonal --stones 8`) are read; 3-3 has
 /// as many canonical positions as the preset `nine-diagonal`'s 3-3 (same
 /// board, same symmetries).
 #[test]
 fn stats_reads_a_custom_rule_set_with_a_short_preset_name() {
     let dir = tempfile::tempdir().unwrap();
-    ok(&["solve", "--rules", "nine-diagonal", "--no-flying", "--max-stones", "6", "--db", s(dir.path()), "-q"]);
-    let name = RuleSet::custom("nine-diagonal", &morris_db::Overrides { flying: Some(false), ..Default::default() })
+    ok(&["solve", "--rules", "nine-diagonal", "--stones", "8", "--max-stones", "6", "--db", s(dir.path()), "-q"]);
+    let name = RuleSet::custom("nine-diagonal", &morris_db::Overrides { stones: Some(8), ..Default::default() })
         .unwrap()
         .name()
         .to_string();

@@ -66,10 +66,11 @@ impl BoardKind {
 }
 
 /// The named presets of RULES.md.
-pub const PRESETS: [&str; 10] = [
+pub const PRESETS: [&str; 11] = [
     "nine",
     "nine-noflying",
     "nine-diagonal",
+    "nine-diagonal-noflying",
     "twelve",
     "morabaraba",
     "lasker",
@@ -85,6 +86,7 @@ fn short_name(preset: &str) -> &str {
     match preset {
         "nine-noflying" => "nine-nf",
         "nine-diagonal" => "nine-dg",
+        "nine-diagonal-noflying" => "nine-dn",
         "morabaraba" => "mora",
         "six-flying" => "six-fl",
         "three-nodiagonal" => "three-n",
@@ -207,6 +209,7 @@ impl RuleSet {
             "nine" => (TwentyFour, 9, true, FullBoardOutcome::Draw, false, false),
             "nine-noflying" => (TwentyFour, 9, false, FullBoardOutcome::Draw, false, false),
             "nine-diagonal" => (TwentyFourDiagonals, 9, true, FullBoardOutcome::Draw, false, false),
+            "nine-diagonal-noflying" => (TwentyFourDiagonals, 9, false, FullBoardOutcome::Draw, false, false),
             "twelve" => (TwentyFourDiagonals, 12, true, FullBoardOutcome::WhiteLoses, false, false),
             "morabaraba" => (TwentyFourDiagonals, 12, true, FullBoardOutcome::Draw, false, false),
             "lasker" => (TwentyFour, 10, true, FullBoardOutcome::Draw, true, false),
@@ -247,8 +250,8 @@ impl RuleSet {
     /// its parameters are those of a preset on the same board, that
     /// preset's name (`nine` with `--stones 10 --lasker` is `lasker`);
     /// otherwise `<preset>-<the first 8 hex digits of its fingerprint>`,
-    /// with a shortened preset name (`nine-nf`, `nine-dg`, `mora`, `six-fl`,
-    /// `three-n`), e.g. `nine-3fa2c91b`: at most 16 bytes, the name field
+    /// with a shortened preset name (`nine-nf`, `nine-dg`, `nine-dn`, `mora`,
+    /// `six-fl`, `three-n`), e.g. `nine-3fa2c91b`: at most 16 bytes, the name field
     /// of a table header, and never the name of another rule set's tables.
     ///
     /// # Errors
@@ -308,6 +311,19 @@ impl RuleSet {
     /// are named after it.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The name written into a table header's 16-byte name field: the
+    /// name itself, or, for a preset whose name is longer than 16 bytes
+    /// (`nine-diagonal-noflying`), its short form (`nine-dn`). The header's
+    /// name is a label for messages; a table is matched to its rule set by
+    /// the fingerprint.
+    pub fn header_name(&self) -> &str {
+        if self.name.len() <= 16 {
+            &self.name
+        } else {
+            short_name(self.preset)
+        }
     }
 
     /// The preset this rule set was made from (or equals).
@@ -607,6 +623,9 @@ mod tests {
         assert_eq!(l.preset_name(), "lasker");
         let nf = RuleSet::custom("nine", &Overrides { flying: Some(false), ..Overrides::default() }).unwrap();
         assert_eq!(nf.name(), "nine-noflying");
+        let dn = RuleSet::custom("nine-diagonal", &Overrides { flying: Some(false), ..Overrides::default() }).unwrap();
+        assert_eq!(dn.name(), "nine-diagonal-noflying");
+        assert_eq!(dn.header_name(), "nine-dn");
     }
 
     #[test]

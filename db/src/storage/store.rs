@@ -324,7 +324,7 @@ mod tests {
     fn custom_names_give_their_preset() {
         let custom = RuleSet::preset("nine-diagonal")
             .unwrap()
-            .with_overrides(&crate::Overrides { flying: Some(false), ..Default::default() })
+            .with_overrides(&crate::Overrides { stones: Some(8), ..Default::default() })
             .unwrap();
         assert!(custom.name().starts_with("nine-dg-"), "{}", custom.name());
         let named = NamedRules::parse(custom.name()).unwrap();

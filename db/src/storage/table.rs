@@ -166,7 +166,7 @@ impl TableHeader {
     pub fn for_entries(rules: &RuleSet, sector: Sector, entries: &[u16]) -> TableHeader {
         let mut h = TableHeader {
             rules_fingerprint: rules.fingerprint(),
-            rules_name: rules.name().to_string(),
+            rules_name: rules.header_name().to_string(),
             sector,
             entry_count: entries.len() as u64,
             canonical_positions: 0,
