@@ -31,4 +31,4 @@ pub use rules::{Overrides, RuleSet, RulesError, SectorError, UnknownPreset};
 pub use sector::Sector;
 pub use store::{FileKind, Store};
 pub use table::{Table, TableError, TableHeader};
-pub use value::{Even, Odd, Value};
+pub use value::{Even, Odd, Tally, Value};

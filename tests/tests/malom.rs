@@ -146,8 +146,9 @@ fn counts_and_longest_distances_match_malom_md_and_the_oracle() {
     ];
     for (sector, slots, canonical, wins, losses, draws, max_win, max_loss) in expected {
         let c = db.sector(sector).unwrap().census().unwrap();
+        let v = c.values;
         assert_eq!(
-            (c.slots, c.positions(), c.wins, c.losses, c.draws, c.max_win, c.max_loss),
+            (c.slots, v.positions(), v.wins, v.losses, v.draws, v.max_win(), v.max_loss()),
             (slots, canonical, wins, losses, draws, max_win, max_loss),
             "sector {sector}"
         );
