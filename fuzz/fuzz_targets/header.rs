@@ -25,7 +25,7 @@ fn setup() -> &'static Setup {
     static S: OnceLock<Setup> = OnceLock::new();
     S.get_or_init(|| {
         let rules = RuleSet::preset("nine").unwrap();
-        let pos = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", rules.board()).unwrap();
+        let pos = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", &rules).unwrap();
         Setup { dir: tempfile::tempdir().unwrap(), rules, pos }
     })
 }

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use morris_db::wdl::{export_table, wdl_path};
-use morris_db::{Position, RuleSet, Table};
+use morris_db::{RuleSet, Table};
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::Database;
 use morris_solver::{solve_sliding, SolveOptions};
@@ -44,20 +44,16 @@ fuzz_target!(|data: &[u8]| {
     };
     let (pos_text, move_text) = text.split_once('|').unwrap_or((text, ""));
     let rules = s.db.rules();
-    let Ok(pos) = Position::read(pos_text, rules.board()) else {
+    let Ok(raw) = morris_db::Setup::read(pos_text, rules.board()) else {
         return;
     };
-    let _ = pos.to_text(rules.board());
-    let _ = pos.diagram(rules.board());
-    let _ = pos.parse_move(rules, move_text);
-    if pos.validate(rules).is_err() {
-        // The probe must refuse it too.
-        assert!(s.db.value(&pos).is_err());
-        assert!(s.wdl.wdl(&pos).is_err());
-        assert!(s.db.prober().value(&pos).is_err());
-        assert!(s.wdl.prober().wdl(&pos).is_err());
+    let _ = raw.to_text(rules.board());
+    let _ = raw.diagram(rules.board());
+    // Only a validated position reaches the probe (the type says so).
+    let Ok(pos) = raw.validate(rules) else {
         return;
-    }
+    };
+    let _ = pos.parse_move(rules, move_text);
     let value = s.db.value(&pos);
     let wdl = s.wdl.wdl(&pos);
     // The per-thread handles answer as the databases do.

@@ -39,7 +39,7 @@ fn setup() -> &'static Setup {
         let positions = (0..index.len())
             .step_by(9973)
             .filter_map(|s| index.position(s))
-            .map(|(us, them)| Position::from_relative(us, them, Color::White, 0, 0))
+            .map(|(us, them)| Position::from_sector(sector, Color::White, us, them))
             .collect();
         Setup { dir, rules, table, wdl, positions }
     })

@@ -171,24 +171,50 @@ pub fn no_value(path: &Path, slot: u64) -> ProbeError {
     })
 }
 
+/// Whether `pos` has a stone off `rules`' board: then it is a position of
+/// another rule set, which no index of this one may read.
+#[inline]
+fn off_board(rules: &RuleSet, pos: &Position) -> bool {
+    (pos.white() | pos.black()) & !rules.board().all() != 0
+}
+
+/// Refuses a position with a stone off `rules`' board (one validated under
+/// another rule set), with the reason [`morris_db::Setup::validate`] gives.
+/// A [`Position`] is not validated again: it was checked when it was made,
+/// and this is the one check that keeps one of another rule set from
+/// being read out of bounds (its sector is then checked by
+/// [`Tables::table`]).
+///
+/// # Errors
+/// [`ProbeError::InvalidPosition`].
+pub(crate) fn check_board(rules: &RuleSet, pos: &Position) -> Result<(), ProbeError> {
+    if off_board(rules, pos) {
+        pos.to_setup().validate(rules)?;
+    }
+    Ok(())
+}
+
 /// The checks every query makes before it reads a file. `Ok(true)` when
 /// the side to move has already lost (fewer than 3 stones, or where a line
 /// wins, the opponent has one); `Ok(false)` when a file must be read.
+/// `pos` is a [`Position`] of `rules` (validated when it was made), so it
+/// is not validated again: only a stone off the board (a position of
+/// another rule set) is refused here, before an index reads it.
 ///
 /// # Errors
-/// [`ProbeError::InvalidPosition`] for a position the rule set does not
-/// allow; [`ProbeError::Unreachable`] when the game ended before this
-/// side was to move (the opponent has fewer than 3 stones, or the side to
-/// move has a line).
+/// [`ProbeError::InvalidPosition`] for a stone off the board;
+/// [`ProbeError::Unreachable`] when the game ended before this side was
+/// to move (the opponent has fewer than 3 stones, or the side to move has
+/// a line).
 pub fn check_position(rules: &RuleSet, pos: &Position) -> Result<bool, ProbeError> {
-    pos.validate(rules)?;
+    check_board(rules, pos)?;
     let us = pos.us().count_ones() + pos.us_in_hand() as u32;
     let them = pos.them().count_ones() + pos.them_in_hand() as u32;
     if them < 3 {
         return Err(ProbeError::Unreachable(format!(
             "{} has fewer than 3 stones, so the game ended before {} was to move",
-            pos.side_to_move.other(),
-            pos.side_to_move
+            pos.side_to_move().other(),
+            pos.side_to_move()
         )));
     }
     if us < 3 {
@@ -204,7 +230,8 @@ pub fn check_position(rules: &RuleSet, pos: &Position) -> Result<bool, ProbeErro
         if rules.has_line(pos.us()) {
             return Err(ProbeError::Unreachable(format!(
                 "{} has a line, so the game ended before {} was to move",
-                pos.side_to_move, pos.side_to_move
+                pos.side_to_move(),
+                pos.side_to_move()
             )));
         }
     }
@@ -370,7 +397,7 @@ impl<E: Encoding> Tables<E> {
     /// morris_solver::solve_sliding(&rules, dir.path(), &options)?;
     ///
     /// let db = Database::open(dir.path(), rules)?;
-    /// let pos = Position::parse("W:a4,d1,g4 B:b2,d6,f2 w", db.rules().board())?;
+    /// let pos = Position::parse("W:a4,d1,g4 B:b2,d6,f2 w", db.rules())?;
     /// assert_eq!(db.value(&pos)?, Value::win(15).unwrap());
     /// let line = db.principal_line(&pos, 100)?;
     /// assert_eq!(line.len(), 15); // to the end of the game
@@ -441,7 +468,7 @@ impl<E: Encoding> TableProber<'_, E> {
     pub fn value(&mut self, pos: &Position) -> Result<E::Answer, ProbeError> {
         let rules = &self.db.rules;
         let sector = pos.sector();
-        if rules.line_wins() || sector.w + sector.wh < 3 || sector.b + sector.bh < 3 || pos.validate(rules).is_err() {
+        if rules.line_wins() || sector.w + sector.wh < 3 || sector.b + sector.bh < 3 || off_board(rules, pos) {
             // Every unusual case, and every error, as `Tables::value` says.
             return self.db.value(pos);
         }

@@ -12,7 +12,7 @@
 //! use morris_probe::Database;
 //!
 //! let rules = RuleSet::preset("nine")?;
-//! let pos = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", rules.board())?;
+//! let pos = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", &rules)?;
 //! let db = Database::open("nine-db", rules)?;
 //! println!("{:?}", db.value(&pos)?); // Draw
 //! # Ok::<(), Box<dyn std::error::Error>>(())

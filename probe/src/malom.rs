@@ -63,7 +63,7 @@ use morris_db::index::{colex_unrank, expand_into_empty, rank_among_empty, Sector
 use morris_db::mapped::map_file;
 use morris_db::store::{file_names, sort_sectors};
 use morris_db::wdl::Wdl;
-use morris_db::{Color, Move, Position, RuleSet, Sector, Table, TableError, Value};
+use morris_db::{Color, Move, Position, RuleSet, Sector, Setup, Table, TableError, Tally, Value};
 use rayon::prelude::*;
 
 use crate::front::{Answer, Encoding, Tables};
@@ -370,23 +370,8 @@ pub struct MalomCensus {
     pub slots: u64,
     /// Symmetry pointers.
     pub pointers: u64,
-    /// Wins of the side to move.
-    pub wins: u64,
-    /// Losses.
-    pub losses: u64,
-    /// Draws (value entries and counters).
-    pub draws: u64,
-    /// Longest win in plies (0 without wins).
-    pub max_win: u32,
-    /// Longest loss in plies (0 without losses).
-    pub max_loss: u32,
-}
-
-impl MalomCensus {
-    /// Positions (slots that are not pointers).
-    pub fn positions(&self) -> u64 {
-        self.wins + self.losses + self.draws
-    }
+    /// The values of the other slots (draws: value entries and counters).
+    pub values: Tally,
 }
 
 /// One mapped sector file.
@@ -684,17 +669,7 @@ impl MalomSector {
                 c.pointers += 1;
                 continue;
             }
-            match self.decode_value(slot, entry)?.value {
-                Value::Win(n) => {
-                    c.wins += 1;
-                    c.max_win = c.max_win.max(u32::from(n));
-                }
-                Value::Loss(n) => {
-                    c.losses += 1;
-                    c.max_loss = c.max_loss.max(u32::from(n));
-                }
-                Value::Draw => c.draws += 1,
-            }
+            c.values.add(self.decode_value(slot, entry)?.value);
         }
         Ok(c)
     }
@@ -922,8 +897,9 @@ fn present_games(dir: &Path) -> Vec<String> {
 pub struct Mismatch {
     /// The slot (the same in both layouts).
     pub slot: u64,
-    /// The position, White to move.
-    pub position: Position,
+    /// The position, White to move, as Malom's file gives it (not checked:
+    /// it is only written out).
+    pub position: Setup,
     /// Our value.
     pub ours: Value,
     /// Malom's value, or why it could not be read.
@@ -982,7 +958,7 @@ pub fn compare_slots(ours: &Table, malom: &MalomSector, slots: Range<u64>, keep:
             out.mismatches += 1;
             if out.examples.len() < keep {
                 let (us, them) = malom.position_at(slot).unwrap_or_default();
-                let position = Position::from_relative(us, them, Color::White, sector.wh, sector.bh);
+                let position = Setup::from_relative(us, them, Color::White, sector.wh, sector.bh);
                 out.examples.push(Mismatch { slot, position, ours: value, malom: theirs });
             }
         }

@@ -411,7 +411,7 @@ impl<'a> Prover<'a> {
 
     fn prove_inner(&mut self, pos: &Position) -> Result<Wdl, Abort> {
         let rules = self.db.rules();
-        pos.validate(rules).map_err(ProbeError::from)?;
+        crate::front::check_board(rules, pos)?;
         if rules.lasker() {
             return Err(ProbeError::Unsupported("search under the Lasker rule".to_string()).into());
         }

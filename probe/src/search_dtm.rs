@@ -50,7 +50,7 @@ struct DtmSearch<'a> {
 /// is cyclic: solve its tables instead).
 pub fn prove_dtm(db: &Database, pos: &Position) -> Result<(Value, DtmSearchStats), ProbeError> {
     let rules = db.rules();
-    pos.validate(rules)?;
+    crate::front::check_board(rules, pos)?;
     if rules.lasker() {
         return Err(ProbeError::Unsupported(
             "search under the Lasker rule (its placement phase is cyclic)".to_string(),
@@ -63,7 +63,8 @@ pub fn prove_dtm(db: &Database, pos: &Position) -> Result<(Value, DtmSearchStats
     if rules.line_wins() && rules.has_line(pos.us()) {
         return Err(ProbeError::Unreachable(format!(
             "{} has a line, so the game ended before {} was to move",
-            pos.side_to_move, pos.side_to_move
+            pos.side_to_move(),
+            pos.side_to_move()
         )));
     }
     let start = Instant::now();
@@ -80,13 +81,13 @@ impl DtmSearch<'_> {
         if us.count_ones() + uh as u32 <= 2 || (rules.line_wins() && rules.has_line(them)) {
             return Ok(Value::LOST);
         }
+        let (w, b) = (us.count_ones() as u8, them.count_ones() as u8);
         if uh == 0 && th == 0 {
             self.stats.table_probes += 1;
             // The side's colour does not change the value of a sliding
-            // position.
-            return self.prober.value(&Position::from_relative(us, them, Color::White, 0, 0));
+            // position; a child of move generation, so a trusted one.
+            return self.prober.value(&Position::from_sector(Sector::sliding(w, b), Color::White, us, them));
         }
-        let (w, b) = (us.count_ones() as u8, them.count_ones() as u8);
         let sector = Sector { w, b, wh: uh, bh: th };
         let key = (sector, rules.indexer().sector(Sector::sliding(w, b)).index(us, them));
         if let Some(&v) = self.memo.get(&key) {

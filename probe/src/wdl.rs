@@ -20,7 +20,7 @@
 //! export_table(&table, &wdl_path(wdl_dir.path(), &rules, sector))?;
 //!
 //! let db = WdlDatabase::open(wdl_dir.path(), rules)?;
-//! let pos = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", db.rules().board())?;
+//! let pos = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", db.rules())?;
 //! assert_eq!(db.wdl(&pos)?, Wdl::Draw);
 //! let moves = db.analyze(&pos)?; // best first
 //! assert_eq!(moves[0].1, Wdl::Draw);

@@ -16,7 +16,7 @@ use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use morris_db::{Bitboard, Board, Color, EndReason, Move, Outcome, Points, Position, RuleSet, Value};
+use morris_db::{Bitboard, Board, Color, EndReason, Move, Outcome, Points, Position, RuleSet, Setup, Value};
 use serde::Serialize;
 
 use crate::review::{review_record, ReviewJson};
@@ -407,10 +407,13 @@ pub fn describe(source: Source, pos: &Position) -> Result<PositionJson, LookupEr
         source: source.kind(),
         position: pos.to_text(board),
         fen: pos.to_fen(rules).ok(),
-        side_to_move: color_word(pos.side_to_move),
-        phase: if pos.white_in_hand + pos.black_in_hand > 0 { "placement" } else { "sliding" },
+        side_to_move: color_word(pos.side_to_move()),
+        phase: if pos.white_in_hand() + pos.black_in_hand() > 0 { "placement" } else { "sliding" },
         flying: rules.flies(pos.us().count_ones() + pos.us_in_hand() as u32),
-        stones: BothStones { white: stones(pos.white, pos.white_in_hand), black: stones(pos.black, pos.black_in_hand) },
+        stones: BothStones {
+            white: stones(pos.white(), pos.white_in_hand()),
+            black: stones(pos.black(), pos.black_in_hand()),
+        },
         sector: pos.sector().to_string(),
         category: category(eval.value),
         dtm: eval.value.plies(),
@@ -486,13 +489,13 @@ pub fn line_of(source: Source, pos: &Position, plies: Option<usize>) -> Result<L
     let mut out = Vec::new();
     let mut record = Vec::new();
     for (i, (mv, e)) in line.into_iter().enumerate() {
-        let number = morris_db::record::MoveNumber::of_ply(i as u32 + 1, pos.side_to_move);
+        let number = morris_db::record::MoveNumber::of_ply(i as u32 + 1, pos.side_to_move());
         let j = move_json(rules, &current, mv, e);
         record.push(match (number.color, i) {
             (Color::White, _) | (Color::Black, 0) => format!("{number} {}", j.notation),
             (Color::Black, _) => j.notation.clone(),
         });
-        out.push(PlyJson { ply: i + 1, number: number.to_string(), side: color_word(current.side_to_move), mv: j });
+        out.push(PlyJson { ply: i + 1, number: number.to_string(), side: color_word(current.side_to_move()), mv: j });
         current = current.play_unchecked(mv);
     }
     Ok(LineJson {
@@ -671,9 +674,11 @@ pub fn example(served: &Served) -> Position {
         if white & black != 0 {
             continue;
         }
-        let pos = Position { white, black, side_to_move: Color::White, white_in_hand: 0, black_in_hand: 0 };
-        if pos.validate(rules).is_ok() && pos.outcome(rules).is_none() {
-            return pos;
+        let setup = Setup { white, black, side_to_move: Color::White, white_in_hand: 0, black_in_hand: 0 };
+        if let Ok(pos) = setup.validate(rules) {
+            if pos.outcome(rules).is_none() {
+                return pos;
+            }
         }
     }
     start

@@ -11,7 +11,7 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use morris_db::{Bitboard, Color, Position, RuleSet};
+use morris_db::{Bitboard, Color, RuleSet, Setup};
 
 use crate::served::{Catalog, Config};
 
@@ -82,7 +82,7 @@ pub fn random_positions(rules: &RuleSet, max_stones: u32, count: usize, seed: u6
         let white = set(&free[..w as usize]);
         let black = set(&free[w as usize..(w + b) as usize]);
         let side = if rng.bool() { Color::White } else { Color::Black };
-        let pos = Position { white, black, side_to_move: side, white_in_hand: 0, black_in_hand: 0 };
+        let pos = Setup { white, black, side_to_move: side, white_in_hand: 0, black_in_hand: 0 };
         out.push(pos.to_text(board));
     }
     out

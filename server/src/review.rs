@@ -192,7 +192,7 @@ pub fn review_record(source: Source, start: Option<Position>, text: &str) -> Res
         }
     };
     for played in &replayed.played {
-        let mover = before_pos.side_to_move;
+        let mover = before_pos.side_to_move();
         let before = covered(source.evaluate(&before_pos))?;
         let after = covered(source.evaluate(&played.after).map(|e| Eval { value: e.value.back(), ..e }))?;
         let best = match source.analyze(&before_pos) {

@@ -120,15 +120,15 @@ fn check_position(json: &Json, rules: &RuleSet, db: &Database, pos: &Position) {
     assert_eq!(json["source"], "morris");
     assert_eq!(json["position"], pos.to_text(board));
     assert_eq!(json["fen"], pos.to_fen(rules).map_or(Json::Null, Json::from));
-    assert_eq!(json["side_to_move"], if pos.side_to_move == morris_db::Color::White { "white" } else { "black" });
+    assert_eq!(json["side_to_move"], if pos.side_to_move() == morris_db::Color::White { "white" } else { "black" });
     let value = db.value(pos).unwrap();
     assert_eq!(json["category"], category(value));
     assert_eq!(json["dtm"], dtm(value));
     assert_eq!(json["draw_rank"], Json::Null);
-    assert_eq!(json["stones"]["white"]["board"], pos.white.count_ones());
-    assert_eq!(json["stones"]["white"]["hand"], pos.white_in_hand);
-    assert_eq!(json["stones"]["black"]["board"], pos.black.count_ones());
-    assert_eq!(json["stones"]["black"]["hand"], pos.black_in_hand);
+    assert_eq!(json["stones"]["white"]["board"], pos.white().count_ones());
+    assert_eq!(json["stones"]["white"]["hand"], pos.white_in_hand());
+    assert_eq!(json["stones"]["black"]["board"], pos.black().count_ones());
+    assert_eq!(json["stones"]["black"]["hand"], pos.black_in_hand());
     assert_eq!(json["sector"], pos.sector().to_string());
     let expected: Vec<(Move, Value)> = db.analyze(pos).unwrap();
     let moves = json["moves"].as_array().unwrap();
@@ -156,7 +156,7 @@ fn a_sliding_position_has_every_field() {
     let rules = RuleSet::preset("nine").unwrap();
     let db = Database::open(&dbs().nine, rules.clone()).unwrap();
     let text = "W:a4,d1,g4 B:b2,d6,f2 w";
-    let pos = Position::parse(text, rules.board()).unwrap();
+    let pos = Position::parse(text, &rules).unwrap();
     let (status, json) = get(addr, &format!("/api/nine?position={}", q(text)));
     assert_eq!(status, 200, "{json}");
     // The hand-checked value.
@@ -170,7 +170,7 @@ fn a_sliding_position_has_every_field() {
     // The FEN of a move's position reads back to that position.
     let fen = json["moves"][0]["fen"].as_str().unwrap();
     assert_eq!(
-        Position::from_fen(fen, rules.board()).unwrap().to_text(rules.board()),
+        morris_db::Setup::from_fen(fen, rules.board()).unwrap().to_text(rules.board()),
         json["moves"][0]["position"].as_str().unwrap()
     );
 
@@ -192,7 +192,7 @@ fn every_position_of_a_sample_agrees_with_the_probe() {
         let dir = if name == "nine" { &dbs().nine } else { &dbs().six };
         let db = Database::open(dir, rules.clone()).unwrap();
         for text in morris_server::bench::random_positions(&rules, 6, 20, 7) {
-            let pos = Position::parse(&text, rules.board()).unwrap();
+            let pos = Position::parse(&text, &rules).unwrap();
             let (status, json) = get(addr, &format!("/api/{name}?position={}", q(&text)));
             assert_eq!(status, 200, "{text}: {json}");
             check_position(&json, &rules, &db, &pos);
@@ -215,7 +215,7 @@ fn placement_positions_and_phases() {
     assert_eq!(json["category"], "draw");
     assert_eq!(json["moves"].as_array().unwrap().len(), 16);
     check_position(&json, &rules, &db, &start);
-    let after = Position::parse("W:b4,d6 B:f4 b 4 5", rules.board()).unwrap();
+    let after = Position::parse("W:b4,d6 B:f4 b 4 5", &rules).unwrap();
     let (status, json) = get(addr, &format!("/api/six?position={}", q(&after.to_text(rules.board()))));
     assert_eq!(status, 200, "{json}");
     check_position(&json, &rules, &db, &after);
@@ -241,14 +241,14 @@ fn game_over_says_why() {
     let rules = RuleSet::preset("six").unwrap();
     let blocked = morris_server::bench::random_positions(&rules, 12, 20_000, 3)
         .into_iter()
-        .map(|t| Position::parse(&t, rules.board()).unwrap())
+        .map(|t| Position::parse(&t, &rules).unwrap())
         .find(|p| p.legal_moves(&rules).is_empty())
         .expect("a blocked position among 20,000 random ones");
     let (status, json) = get(addr, &format!("/api/six?position={}", q(&blocked.to_text(rules.board()))));
     assert_eq!(status, 200, "{json}");
     assert_eq!(json["game_over"]["reason"], "blocked");
     assert!(json["game_over"]["why"].as_str().unwrap().ends_with("cannot move"), "{json}");
-    let loser = if blocked.side_to_move == morris_db::Color::White { "black" } else { "white" };
+    let loser = if blocked.side_to_move() == morris_db::Color::White { "black" } else { "white" };
     assert_eq!(json["game_over"]["winner"], loser);
     assert_eq!((json["category"].as_str(), json["dtm"].as_u64()), (Some("loss"), Some(0)));
 }
@@ -299,7 +299,7 @@ fn a_full_board_ends_the_game_as_the_rule_says() {
         assert_eq!(json["game_over"]["winner"], winner, "{name}: {json}");
         assert_eq!((&json["category"], &json["dtm"]), (&Json::from(category(full_value)), &dtm(full_value)));
         assert_eq!(json["moves"].as_array().unwrap().len(), 0);
-        check_position(&json, &rules, &db, &Position::parse(full, rules.board()).unwrap());
+        check_position(&json, &rules, &db, &Position::parse(full, &rules).unwrap());
 
         let (status, json) = get(addr, &format!("/api/{name}?position={}", q(before)));
         assert_eq!(status, 200, "{json}");
@@ -308,11 +308,11 @@ fn a_full_board_ends_the_game_as_the_rule_says() {
         let moves = json["moves"].as_array().unwrap();
         assert_eq!(moves.len(), 1, "{json}");
         assert_eq!(moves[0]["notation"], "c4");
-        let full_text = Position::parse(full, rules.board()).unwrap().to_text(rules.board());
+        let full_text = Position::parse(full, &rules).unwrap().to_text(rules.board());
         assert_eq!(moves[0]["position"], full_text);
         assert_eq!((&moves[0]["category"], &moves[0]["dtm"]), (&Json::from(category(last_move)), &dtm(last_move)));
         assert_eq!((&json["category"], &json["dtm"]), (&Json::from(category(last_move)), &dtm(last_move)));
-        check_position(&json, &rules, &db, &Position::parse(before, rules.board()).unwrap());
+        check_position(&json, &rules, &db, &Position::parse(before, &rules).unwrap());
 
         // The line from Black's last placement ends on the full board.
         let (status, json) = get(addr, &format!("/api/{name}/line?position={}", q(before)));
@@ -488,7 +488,7 @@ fn review_marks_moves_against_the_tables() {
     let addr = server();
     let rules = RuleSet::preset("nine").unwrap();
     let db = Database::open(&dbs().nine, rules.clone()).unwrap();
-    let start = Position::parse("W:a4,d1,g4 B:b2,d6,f2 w", rules.board()).unwrap();
+    let start = Position::parse("W:a4,d1,g4 B:b2,d6,f2 w", &rules).unwrap();
     let moves = db.analyze(&start).unwrap();
     // A move that throws the win away (the probe says it draws or loses).
     let (bad, bad_value) = *moves.iter().find(|(_, v)| !matches!(v, Value::Win(_))).expect("a move that does not win");

@@ -27,6 +27,12 @@
 //! Children and predecessors are canonical slots, de-duplicated per
 //! position on both sides, so counters count distinct canonical children.
 //!
+//! Each slot is one 16-bit cell (see [`Cell`]): while its position is
+//! unknown it holds the [`UNKNOWN`] tag plus the position's successor
+//! counter; once resolved, its table entry. A predecessor's update is one
+//! load and one compare-exchange of one cell, and the working memory is 2
+//! bytes per slot.
+//!
 //! Un-moves inside a Lasker pair: the player who just moved (the opponent
 //! of the side to move) slid or flew a stone and kept the same stones in
 //! hand; flying counts that player's stones on the board plus in hand
@@ -36,11 +42,11 @@
 //! pair and are never un-done here.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 use std::time::Instant;
 
 use morris_db::moves::{for_each_move, sliding_unmoves};
-use morris_db::value::{Value, MAX_DTM, PADDING_ENTRY};
+use morris_db::value::{Value, PADDING_ENTRY};
 use morris_db::{Bitboard, Move, RuleSet, Sector, SectorIndex, Table};
 use rayon::prelude::*;
 
@@ -49,6 +55,49 @@ use crate::{PairTiming, SolveError};
 /// A position of the pair: the slot, with bit 31 set for the second sector.
 type Item = u32;
 const SIDE_BIT: Item = 1 << 31;
+
+/// One slot's state while its pair is solved: the position's table entry
+/// once resolved, `UNKNOWN + counter` while unknown.
+type Cell = AtomicU16;
+
+/// The tag of an unknown position's cell: `UNKNOWN + n`, where `n` is the
+/// number of its children not yet known to be won for the opponent (its
+/// successor counter, up to [`MAX_COUNTER`]). Resolved entries stay below
+/// it (DTM up to [`MAX_PLY`] + 1, entry DTM + 1) and the padding entry
+/// above it, so no stored value reads as unknown. Unknown cells become
+/// draws when the pair is done. During the first phase only, `0` marks a
+/// slot still to be initialised.
+const UNKNOWN: u16 = 0x8000;
+
+/// The largest successor counter a cell holds. The most distinct in-pair
+/// children any position of the presets has is far below it (three flying
+/// stones onto 21 empty points: 63, plus one for a winning leaving move).
+const MAX_COUNTER: usize = (PADDING_ENTRY - 1 - UNKNOWN) as usize;
+
+/// The deepest ply the iteration resolves positions at: a position resolved
+/// at ply `d` makes its predecessors `Win(d + 1)`, whose entry `d + 2` must
+/// stay below [`UNKNOWN`]. (The longest DTM of any preset is about 200.)
+const MAX_PLY: u16 = UNKNOWN - 3;
+
+/// Whether `entry` is an unknown position's cell (not padding, not a value).
+#[inline]
+fn unknown(entry: u16) -> bool {
+    (UNKNOWN..PADDING_ENTRY).contains(&entry)
+}
+
+/// Gives `cell` the table entry `entry` if its position is still unknown;
+/// whether it did.
+#[inline]
+fn resolve(cell: &Cell, entry: u16) -> bool {
+    let mut now = cell.load(Relaxed);
+    while unknown(now) {
+        match cell.compare_exchange_weak(now, entry, Relaxed, Relaxed) {
+            Ok(_) => return true,
+            Err(seen) => now = seen,
+        }
+    }
+    false
+}
 
 /// Claims by ply: `claims[ply]` holds positions that take the value of DTM
 /// `ply` (a win when odd, a loss when even) at that ply if still unknown.
@@ -94,8 +143,8 @@ enum Exit {
 struct Side {
     sector: Sector,
     index: SectorIndex,
-    values: Vec<AtomicU16>,
-    counters: Vec<AtomicU8>,
+    /// One [`Cell`] per slot.
+    values: Vec<Cell>,
     /// Whether a mill closed by the side to move wins at once: the opponent
     /// has 3 stones (board plus hand), at least one on the board.
     mill_wins: bool,
@@ -304,6 +353,7 @@ impl Pair<'_> {
         }
         if !any {
             // Blocked: lost, unless a full board is a draw under the rule set.
+            me.values[slot as usize].store(UNKNOWN, Relaxed);
             if self.rules.no_move_value(us, them) == Value::LOST {
                 s.claims.push(0, Self::item(side, slot));
             }
@@ -324,10 +374,10 @@ impl Pair<'_> {
         } else if counter == 0 {
             s.claims.push(deepest_win + 1, Self::item(side, slot));
         }
-        if counter > u8::MAX as usize {
+        if counter > MAX_COUNTER {
             self.fault.store(true, Relaxed);
         }
-        me.counters[slot as usize].store(counter as u8, Relaxed);
+        me.values[slot as usize].store(UNKNOWN + counter.min(MAX_COUNTER) as u16, Relaxed);
     }
 
     /// The ply at which a position whose in-pair children are all won for
@@ -349,6 +399,45 @@ impl Pair<'_> {
             }
         });
         floor
+    }
+
+    /// Phase 2 for the predecessor `q` of side `side`, whose cell is `cell`,
+    /// of a position resolved as `Win(d)`: one child fewer to wait for, if
+    /// it is still unknown. When that was the last, it is lost: at ply
+    /// `d + 1` (into the next frontier) or later, claimed at the ply after
+    /// its deepest leaving child.
+    fn count_down(&self, cell: &Cell, side: usize, q: u64, d: u16, s: &mut Scratch) {
+        let mut now = cell.load(Relaxed);
+        // Computed at most once: the last child is counted down only once.
+        let mut ply = None;
+        while unknown(now) {
+            let new = match now - UNKNOWN {
+                0 => {
+                    self.fault.store(true, Relaxed);
+                    return;
+                }
+                1 => {
+                    let ply = *ply.get_or_insert_with(|| (d + 1).max(self.capture_loss_floor(side, q)));
+                    if ply == d + 1 {
+                        Value::from_ply(ply).to_entry()
+                    } else {
+                        UNKNOWN
+                    }
+                }
+                _ => now - 1,
+            };
+            match cell.compare_exchange_weak(now, new, Relaxed, Relaxed) {
+                Ok(_) => {
+                    match ply {
+                        Some(ply) if ply == d + 1 => s.next.push(Self::item(side, q)),
+                        Some(ply) => s.claims.push(ply, Self::item(side, q)),
+                        None => {}
+                    }
+                    return;
+                }
+                Err(seen) => now = seen,
+            }
+        }
     }
 
     /// Phase 2 for one position resolved at ply `d`.
@@ -375,42 +464,26 @@ impl Pair<'_> {
         s.slots.extend(s.preds.iter().map(|&(pu, pt)| pred.index.index(pu, pt)));
         s.slots.sort_unstable();
         s.slots.dedup();
-        // Touch every predecessor's cells first: the loop below updates them
+        // Touch every predecessor's cell first: the loop below updates them
         // with locked instructions, which wait for every earlier load, so its
         // cache misses would be taken one after another; plain loads here
         // take them together.
         let mut touched = 0u16;
         for &q in &s.slots {
-            touched |= pred.values[q as usize].load(Relaxed) | pred.counters[q as usize].load(Relaxed) as u16;
+            touched |= pred.values[q as usize].load(Relaxed);
         }
         std::hint::black_box(touched);
+        let next = Value::from_ply(d + 1).to_entry();
         for i in 0..s.slots.len() {
             let q = s.slots[i];
             let cell = &pred.values[q as usize];
             match value {
                 Value::Loss(_) => {
-                    if cell.compare_exchange(0, Value::from_ply(d + 1).to_entry(), Relaxed, Relaxed).is_ok() {
+                    if resolve(cell, next) {
                         s.next.push(Self::item(pred_side, q));
                     }
                 }
-                Value::Win(_) => {
-                    if cell.load(Relaxed) != 0 {
-                        continue;
-                    }
-                    let before = pred.counters[q as usize].fetch_sub(1, Relaxed);
-                    if before == 0 {
-                        self.fault.store(true, Relaxed);
-                    } else if before == 1 {
-                        let ply = (d + 1).max(self.capture_loss_floor(pred_side, q));
-                        if ply == d + 1 {
-                            if cell.compare_exchange(0, Value::from_ply(ply).to_entry(), Relaxed, Relaxed).is_ok() {
-                                s.next.push(Self::item(pred_side, q));
-                            }
-                        } else {
-                            s.claims.push(ply, Self::item(pred_side, q));
-                        }
-                    }
-                }
+                Value::Win(_) => self.count_down(cell, pred_side, q, d, s),
                 Value::Draw => self.fault.store(true, Relaxed),
             }
         }
@@ -567,8 +640,7 @@ pub(crate) fn solve_pair(
         sides.push(Side {
             sector,
             index,
-            values: (0..len).map(|_| AtomicU16::new(0)).collect(),
-            counters: (0..len).map(|_| AtomicU8::new(0)).collect(),
+            values: (0..len).map(|_| Cell::new(0)).collect(),
             mill_wins: b >= 1 && b as u32 + bh as u32 == 3,
             captures,
             placements,
@@ -608,7 +680,7 @@ pub(crate) fn solve_pair(
             let entry = Value::from_ply(d).to_entry();
             let take = |&item: &Item| {
                 let (side, slot) = Pair::split(item);
-                pair.sides[side].values[slot as usize].compare_exchange(0, entry, Relaxed, Relaxed).is_ok()
+                resolve(&pair.sides[side].values[slot as usize], entry)
             };
             let due = std::mem::take(due);
             if due.len() < SEQUENTIAL {
@@ -644,9 +716,9 @@ pub(crate) fn solve_pair(
             frontier.extend(next);
             claims.append(c);
         }
-        d = d.checked_add(1).filter(|&d| d <= MAX_DTM).ok_or_else(|| SolveError::Internal {
+        d = d.checked_add(1).filter(|&d| d <= MAX_PLY).ok_or_else(|| SolveError::Internal {
             sector: sectors[0],
-            detail: format!("DTM beyond {MAX_DTM} plies"),
+            detail: format!("DTM beyond {MAX_PLY} plies"),
         })?;
     }
     let timing = PairTiming {
@@ -664,7 +736,11 @@ pub(crate) fn solve_pair(
     let tables = pair
         .sides
         .into_iter()
-        .map(|side| (side.sector, side.values.into_iter().map(AtomicU16::into_inner).collect()))
+        .map(|side| {
+            // What is still unknown is a draw.
+            let entries = side.values.into_iter().map(Cell::into_inner).map(|e| if unknown(e) { 0 } else { e });
+            (side.sector, entries.collect())
+        })
         .collect();
     Ok((tables, timing))
 }

@@ -35,10 +35,11 @@ pub struct Unit {
     pub sectors: Vec<Sector>,
 }
 
-/// Bytes of working memory per slot of a pair: a 16-bit value, an 8-bit
-/// successor counter, and claims and frontier (32-bit items; measured
-/// below half the slots at once on `nine`'s largest pairs).
-const PAIR_BYTES_PER_SLOT: u64 = 5;
+/// Bytes of working memory per slot of a pair: a 16-bit cell (the value,
+/// or the successor counter while the position is unknown), and claims and
+/// frontier (32-bit items; measured below half the slots at once on
+/// `nine`'s largest pairs).
+const PAIR_BYTES_PER_SLOT: u64 = 4;
 
 /// Bytes of working memory per slot of a placement sector: its entries in
 /// the mirrored index's order, then in its own (16 bits each).

@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 
 use morris_db::rules::FullBoardOutcome;
-use morris_db::{Color, Overrides, Position, RuleSet, Value};
+use morris_db::{Color, Overrides, Position, RuleSet, Setup, Value};
 use morris_probe::Database;
 use morris_solver::solve_all;
 use morris_tests::reference_game::{RefGame, RefPos};
@@ -32,18 +32,19 @@ fn rules(full_board: FullBoardOutcome) -> RuleSet {
 }
 
 /// The reference's sets carried to the database's bits by point names.
-struct Convert(Vec<u32>);
+struct Convert(Vec<u32>, RuleSet);
 
 impl Convert {
     fn new(game: &RefGame, rules: &RuleSet) -> Convert {
-        Convert(game.points.iter().map(|&n| 1u32 << rules.board().point(n).expect("point")).collect())
+        Convert(game.points.iter().map(|&n| 1u32 << rules.board().point(n).expect("point")).collect(), rules.clone())
     }
     fn set(&self, set: u32) -> u32 {
         (0..self.0.len()).filter(|&i| set & (1 << i) != 0).fold(0, |a, i| a | self.0[i])
     }
     /// The database position of `p` with `side` to move.
     fn position(&self, p: RefPos, side: Color) -> Position {
-        Position::from_relative(self.set(p.us), self.set(p.them), side, p.us_hand, p.them_hand)
+        let setup = Setup::from_relative(self.set(p.us), self.set(p.them), side, p.us_hand, p.them_hand);
+        setup.validate(&self.1).unwrap_or_else(|e| panic!("{e}"))
     }
 }
 

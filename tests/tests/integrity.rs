@@ -5,7 +5,6 @@
 //! Every test works on copies of one solved database (`nine`, sliding
 //! sectors with at most 7 stones) in a fresh temporary directory.
 
-use std::cell::Cell;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -13,54 +12,23 @@ use std::sync::OnceLock;
 use morris_db::table::{table_path, DtmFields, HEADER_SIZE, MAGIC};
 use morris_db::{Color, Position, RuleSet, Sector, Table, TableError, TableHeader, Value};
 use morris_probe::{Database, ProbeError, ProbeOptions};
-use morris_solver::{solve_sliding, SolveOptions};
-use morris_tests::damage::{damage, runner, Damage};
 use proptest::prelude::*;
 
-/// The solved database every test copies from.
-fn solved() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| solve("nine", 7)).path()
-}
-
-fn solve(preset: &str, max_stones: u32) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let rules = RuleSet::preset(preset).unwrap();
-    solve_sliding(&rules, dir.path(), &SolveOptions { max_stones, progress: false })
-        .unwrap_or_else(|e| panic!("solving {preset} up to {max_stones} stones: {e}"));
-    dir
-}
-
-fn nine() -> RuleSet {
-    RuleSet::preset("nine").unwrap()
-}
-
-/// A fresh directory holding copies of every table of the solved database.
-fn copy_of_db() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    for entry in fs::read_dir(solved()).unwrap() {
-        let path = entry.unwrap().path();
-        fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
-    }
-    dir
-}
+mod common;
+use common::{copy_of_db, damaged, nine, probe_slots, run_damage_cases, slots, solve, solved};
 
 fn path_of(dir: &Path, w: u8, b: u8) -> PathBuf {
     table_path(dir, &nine(), Sector::sliding(w, b))
 }
 
-fn slots(w: u8, b: u8) -> u64 {
-    nine().indexer().sector(Sector::sliding(w, b)).len()
-}
-
 /// A drawn 3-3 position (../shared/oracle/README.md).
 fn drawn_3_3() -> Position {
-    Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", nine().board()).unwrap()
+    Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", &nine()).unwrap()
 }
 
 /// A 4-3 position (White to move with 4 stones against 3).
 fn some_4_3() -> Position {
-    Position::parse("W:a4,a1,d3,g7 B:a7,d1,c4 w", nine().board()).unwrap()
+    Position::parse("W:a4,a1,d3,g7 B:a7,d1,c4 w", &nine()).unwrap()
 }
 
 /// Probes `pos` in `dir` with a fresh database, so the table is opened anew.
@@ -310,7 +278,7 @@ fn damaged_payload_without_checksums_never_panics() {
         let Some((us, them)) = index.position(slot) else {
             continue;
         };
-        let pos = Position::from_relative(us, them, Color::White, 0, 0);
+        let pos = Position::from_sector(Sector::sliding(3, 3), Color::White, us, them);
         if db.value(&pos).is_err() {
             errors += 1;
         }
@@ -416,7 +384,7 @@ fn missing_tables_are_named() {
     let e = Table::open(dir.path(), &nine(), Sector::sliding(3, 3), slots(3, 3)).unwrap_err();
     assert!(matches!(e, TableError::Missing { .. }), "{e:?}");
     // A 5-5 position in a database solved up to 7 stones.
-    let pos = Position::parse("W:a1,a4,a7,d7,g7 B:b2,b4,b6,d6,f6 w", nine().board()).unwrap();
+    let pos = Position::parse("W:a1,a4,a7,d7,g7 B:b2,b4,b6,d6,f6 w", &nine()).unwrap();
     let e = probe(dir.path(), &pos).unwrap_err();
     match &e {
         ProbeError::MissingTable { sector, .. } => assert_eq!(*sector, Sector::sliding(5, 5)),
@@ -629,19 +597,6 @@ fn real_table() -> &'static [u8] {
     TABLE.get_or_init(|| fs::read(path_of(solved(), 3, 3)).unwrap())
 }
 
-/// `table` (valid `.mtb` bytes) damaged by `d`, the payload checksum
-/// recomputed through `TableHeader` when `d` asks for it.
-fn damaged_table(d: &Damage, table: &[u8]) -> Vec<u8> {
-    d.apply(table, HEADER_SIZE, |header, sum| match TableHeader::decode(header, Path::new("damaged.mtb")) {
-        Ok(mut h) => {
-            h.payload_checksum = sum;
-            header.copy_from_slice(&h.encode());
-            true
-        }
-        Err(_) => false,
-    })
-}
-
 /// The real 3-3 table damaged (bytes of the payload and header changed,
 /// checksums mostly recomputed, the length sometimes changed): opening it,
 /// reading its slots and probing the positions at the damaged slots (and a
@@ -653,45 +608,36 @@ fn damaged_real_tables_never_panic_and_reach_the_payload() {
     let rules = nine();
     let index = rules.indexer().sector(Sector::sliding(3, 3));
     let payload_slots = (real_table().len() - HEADER_SIZE) / 2;
-    let (cases, opened, answered) = (Cell::new(0u32), Cell::new(0u32), Cell::new(0u32));
-    runner(128)
-        .run(&damage(), |d| {
-            cases.set(cases.get() + 1);
-            let bytes = damaged_table(&d, real_table());
-            let dir = tempfile::tempdir().unwrap();
-            let path = path_of(dir.path(), 3, 3);
-            fs::write(&path, &bytes).unwrap();
-            let _ = TableHeader::decode(&bytes, &path);
-            let probed: Vec<u64> = d
-                .payload
-                .iter()
-                .map(|(i, _)| (i.index(payload_slots * 2) / 2) as u64)
-                .chain((0..index.len()).step_by(20_011))
-                .collect();
-            if let Ok(t) = Table::open(dir.path(), &rules, Sector::sliding(3, 3), slots(3, 3)) {
-                opened.set(opened.get() + 1);
-                let _ = t.verify_checksum();
-                for &slot in &probed {
-                    let _ = (t.value(slot), t.is_padding(slot));
-                }
+    run_damage_cases("damaged tables", |d| {
+        let bytes = damaged::<DtmFields>(d, real_table());
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_of(dir.path(), 3, 3);
+        fs::write(&path, &bytes).unwrap();
+        let _ = TableHeader::decode(&bytes, &path);
+        let probed: Vec<u64> = d
+            .payload
+            .iter()
+            .map(|(i, _)| (i.index(payload_slots * 2) / 2) as u64)
+            .chain((0..index.len()).step_by(20_011))
+            .collect();
+        let table = Table::open(dir.path(), &rules, Sector::sliding(3, 3), slots(3, 3));
+        if let Ok(t) = &table {
+            let _ = t.verify_checksum();
+            for &slot in &probed {
+                let _ = (t.value(slot), t.is_padding(slot));
             }
-            for verify_checksums in [true, false] {
-                let db = Database::open_with(dir.path(), rules.clone(), ProbeOptions { verify_checksums }).unwrap();
-                for (k, &slot) in probed.iter().enumerate() {
-                    let Some((us, them)) = index.position(slot) else { continue };
-                    let pos = Position::from_relative(us, them, Color::White, 0, 0);
-                    if db.value(&pos).is_ok() && verify_checksums {
-                        answered.set(answered.get() + 1);
-                    }
-                    if k < 3 {
-                        let _ = db.analyze(&pos);
-                    }
+        }
+        let mut answered = 0;
+        for verify_checksums in [true, false] {
+            let db = Database::open_with(dir.path(), rules.clone(), ProbeOptions { verify_checksums }).unwrap();
+            answered += probe_slots(&index, &probed, |pos, analyze| {
+                let answer = db.value(pos).is_ok();
+                if analyze {
+                    let _ = db.analyze(pos);
                 }
-            }
-            Ok(())
-        })
-        .unwrap();
-    let (cases, opened, answered) = (cases.get(), opened.get(), answered.get());
-    eprintln!("{cases} damaged tables: {opened} opened, {answered} checked probes answered");
-    assert!(opened >= cases / 4 && answered >= cases, "{opened} of {cases} opened, {answered} answers");
+                answer && verify_checksums
+            });
+        }
+        (table.is_ok(), answered)
+    });
 }

@@ -79,7 +79,7 @@ fn positions_with_stones_in_hand_are_probed_with_moves_and_placements() {
 
     // White, with a stone in hand, may place (on 10 empty points; f6 closes
     // a mill and comes with each removal) or slide.
-    let pos = Position::parse("W:b6,d6,f4 B:d2,e4,c3 w 1 1", board).unwrap();
+    let pos = Position::parse("W:b6,d6,f4 B:d2,e4,c3 w 1 1", &rules).unwrap();
     let moves = db.analyze(&pos).unwrap();
     let mut placed: Vec<_> = moves.iter().filter(|(m, _)| m.from.is_none()).map(|(m, _)| m.to).collect();
     placed.sort_unstable();
@@ -100,7 +100,7 @@ fn positions_with_stones_in_hand_are_probed_with_moves_and_placements() {
     let (mut lines, mut slide_only, mut placement_only) = (0, 0, 0);
     for slot in 0..index.len() {
         let Some((us, them)) = index.position(slot) else { continue };
-        let pos = Position::from_relative(us, them, morris_db::Color::White, sector.wh, sector.bh);
+        let pos = Position::from_sector(sector, morris_db::Color::White, us, them);
         let value = db.value(&pos).unwrap();
         let moves = db.analyze(&pos).unwrap();
         assert_eq!(moves[0].1, value, "{}", pos.to_text(board));

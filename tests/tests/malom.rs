@@ -146,8 +146,9 @@ fn counts_and_longest_distances_match_malom_md_and_the_oracle() {
     ];
     for (sector, slots, canonical, wins, losses, draws, max_win, max_loss) in expected {
         let c = db.sector(sector).unwrap().census().unwrap();
+        let v = c.values;
         assert_eq!(
-            (c.slots, c.positions(), c.wins, c.losses, c.draws, c.max_win, c.max_loss),
+            (c.slots, v.positions(), v.wins, v.losses, v.draws, v.max_win(), v.max_loss()),
             (slots, canonical, wins, losses, draws, max_win, max_loss),
             "sector {sector}"
         );
@@ -211,7 +212,7 @@ fn probing_through_both_gives_the_same_values_and_best_moves() {
                 // A symmetric image (through Malom's pointers) with either colour to move.
                 let s = &syms[slot as usize % syms.len()];
                 let color = if slot % 2 == 0 { Color::White } else { Color::Black };
-                (slot, Position::from_relative(s.apply(us), s.apply(them), color, 0, 0))
+                (slot, Position::from_sector(sector, color, s.apply(us), s.apply(them)))
             })
             .collect();
         // Solve our tables before entering the thread pool: the solver uses
@@ -265,7 +266,7 @@ fn drawn_positions_of_the_oracle_are_draws_with_equal_stones() {
     let dir = oracle();
     let db = malom(&dir, MalomGame::Standard);
     for text in ["W:a4,a1,d3 B:a7,d1,c4 w", "W:a1,d3,c3 B:d1,c4,e3 w", "W:a4,a1,b2 B:a7,d1,b4 w"] {
-        let pos = Position::parse(text, db.rules().board()).unwrap();
+        let pos = Position::parse(text, db.rules()).unwrap();
         let v = db.evaluate(&pos).unwrap();
         assert_eq!((v.value, v.draw_rank()), (Value::Draw, Some(0)), "{text}");
     }
@@ -278,7 +279,7 @@ fn the_empty_board_of_each_game() {
     let empty = |game: MalomGame| -> (MalomDatabase, Position) {
         let db = malom(&dir, game);
         let n = db.rules().stones();
-        let pos = Position::parse(&format!("W: B: w {n} {n}"), db.rules().board()).unwrap();
+        let pos = Position::parse(&format!("W: B: w {n} {n}"), db.rules()).unwrap();
         (db, pos)
     };
     // The standard game is a draw (Gasser), with equal stones: A = 0 (MALOM.md).
@@ -350,7 +351,7 @@ fn placement_positions_agree_with_their_moves() {
                     // mover's hand Black is to move (outside Lasker).
                     let lasker = db.rules().lasker();
                     let side = if lasker || sector.wh == sector.bh { Color::White } else { Color::Black };
-                    let pos = Position::from_relative(us, them, side, sector.wh, sector.bh);
+                    let pos = Position::from_sector(sector, side, us, them);
                     consistent_with_moves(&db, &present, &pos)
                 })
                 .collect();
@@ -378,7 +379,7 @@ fn missing_and_damaged_files_give_typed_errors() {
     let tmp = tempfile::tempdir().unwrap();
     fs::copy(dir.join("std.secval"), tmp.path().join("std.secval")).unwrap();
     let good = fs::read(dir.join("std_3_3_0_0.sec2")).unwrap();
-    let pos = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", rules.board()).unwrap();
+    let pos = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", &rules).unwrap();
     let probe = |bytes: Option<&[u8]>| {
         let path = tmp.path().join("std_3_3_0_0.sec2");
         let _ = fs::remove_file(&path);

@@ -15,7 +15,7 @@
 use std::path::Path;
 use std::sync::{Barrier, OnceLock};
 
-use morris_db::{Color, Position, RuleSet, Sector, Value};
+use morris_db::{Color, Position, RuleSet, Sector, Setup, Value};
 use morris_probe::{Database, ProbeError, ProbeOptions};
 use morris_solver::{solve_sliding, SolveOptions};
 
@@ -48,7 +48,7 @@ fn positions(w: usize, b: usize, step: u64) -> Vec<Position> {
     (0..index.len())
         .step_by(step as usize)
         .filter_map(|slot| index.position(slot))
-        .map(|(us, them)| Position::from_relative(us, them, Color::White, 0, 0))
+        .map(|(us, them)| Position::from_sector(Sector::sliding(w as u8, b as u8), Color::White, us, them))
         .collect()
 }
 
@@ -190,7 +190,7 @@ fn sample_of_4_3_agrees_with_its_moves() {
 fn drawn_positions_of_the_oracle() {
     let db = &fixture().db;
     for text in ["W:a4,a1,d3 B:a7,d1,c4 w", "W:a1,d3,c3 B:d1,c4,e3 w", "W:a4,a1,b2 B:a7,d1,b4 w"] {
-        let pos = Position::parse(text, rules().board()).unwrap();
+        let pos = Position::parse(text, rules()).unwrap();
         assert_eq!(db.value(&pos).unwrap(), Value::Draw, "{text}");
         check_position(db, &pos).unwrap();
     }
@@ -204,10 +204,11 @@ fn colours_and_symmetries_do_not_change_the_value() {
     let board = rules().board();
     for pos in positions(4, 3, 1013) {
         let v = db.value(&pos).unwrap();
-        let black = Position::from_relative(pos.us(), pos.them(), Color::Black, 0, 0);
+        let black = Setup::from_relative(pos.us(), pos.them(), Color::Black, 0, 0).validate(rules()).unwrap();
         assert_eq!(db.value(&black).unwrap(), v, "{}", black.to_text(board));
         for sym in board.symmetries() {
-            let image = Position::from_relative(sym.apply(pos.us()), sym.apply(pos.them()), Color::White, 0, 0);
+            let image = Setup::from_relative(sym.apply(pos.us()), sym.apply(pos.them()), Color::White, 0, 0);
+            let image = image.validate(rules()).unwrap();
             assert_eq!(db.value(&image).unwrap(), v, "{}", image.to_text(board));
         }
     }
@@ -263,8 +264,8 @@ fn sector_of_a_probe_is_the_side_to_move_first() {
     // 3 White stones and 4 Black ones: sector 3-4 with White to move, 4-3
     // with Black to move; both tables are there and give values.
     let db = &fixture().db;
-    let w = Position::parse("W:a1,d1,g1 B:a7,d7,g7,b6 w", rules().board()).unwrap();
-    let b = Position::parse("W:a1,d1,g1 B:a7,d7,g7,b6 b", rules().board()).unwrap();
+    let w = Position::parse("W:a1,d1,g1 B:a7,d7,g7,b6 w", rules()).unwrap();
+    let b = Position::parse("W:a1,d1,g1 B:a7,d7,g7,b6 b", rules()).unwrap();
     assert_eq!(w.sector(), Sector::sliding(3, 4));
     assert_eq!(b.sector(), Sector::sliding(4, 3));
     db.value(&w).unwrap();
@@ -276,7 +277,7 @@ fn sector_of_a_probe_is_the_side_to_move_first() {
 #[test]
 fn positions_after_the_end_of_the_game_are_refused_by_every_query() {
     let db = &fixture().db;
-    let pos = Position::parse("W:a1,a4,d3 B:a7,d1 w", rules().board()).unwrap();
+    let pos = Position::parse("W:a1,a4,d3 B:a7,d1 w", rules()).unwrap();
     assert!(matches!(db.value(&pos), Err(ProbeError::Unreachable(_))));
     let analyzed = db.analyze(&pos);
     assert!(matches!(analyzed, Err(ProbeError::Unreachable(_))), "analyze: {analyzed:?}");
@@ -287,7 +288,7 @@ fn positions_after_the_end_of_the_game_are_refused_by_every_query() {
 #[test]
 fn a_side_to_move_with_two_stones_has_lost() {
     let db = &fixture().db;
-    let pos = Position::parse("W:a1,a4 B:a7,d7,g7 w", rules().board()).unwrap();
+    let pos = Position::parse("W:a1,a4 B:a7,d7,g7 w", rules()).unwrap();
     assert_eq!(db.value(&pos).unwrap(), Value::LOST);
     assert!(db.analyze(&pos).unwrap().is_empty());
     assert_eq!(db.best_move(&pos).unwrap(), None);

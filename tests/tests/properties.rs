@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use morris_db::board::{Bitboard, Point, Points};
 use morris_db::index::{colex_unrank, BINOMIAL};
 use morris_db::moves::{apply_move, generate_moves, sliding_unmoves};
-use morris_db::{Color, Move, Position, RuleSet, Sector};
+use morris_db::{Color, Move, Position, RuleSet, Sector, Setup};
 use morris_tests::reference_game::{RefGame, RefPos};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -43,7 +43,7 @@ fn bits(set: Bitboard) -> String {
 
 /// `(us, them)` in notation, White to move, for failure messages.
 fn show(rules: &RuleSet, us: Bitboard, them: Bitboard) -> String {
-    Position::from_relative(us, them, Color::White, 0, 0).to_text(rules.board())
+    Setup::from_relative(us, them, Color::White, 0, 0).to_text(rules.board())
 }
 
 fn moves_of(rules: &RuleSet, us: Bitboard, them: Bitboard) -> Vec<Move> {
@@ -176,12 +176,12 @@ fn check_unmoves_invert_moves(rules: &RuleSet, us: Bitboard, them: Bitboard) -> 
     Ok(())
 }
 
-/// 5. `to_text` then `parse` gives the same position.
-fn check_notation_round_trip(rules: &RuleSet, p: Position) -> Result<(), TestCaseError> {
+/// 5. The position is valid, and `to_text` then `parse` gives it back.
+fn check_notation_round_trip(rules: &RuleSet, p: Setup) -> Result<(), TestCaseError> {
     let text = p.to_text(rules.board());
-    let back = Position::parse(&text, rules.board());
+    let p = p.validate(rules).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
+    let back = Position::parse(&text, rules);
     prop_assert_eq!(back, Ok(p), "{}", text);
-    prop_assert!(p.validate(rules).is_ok(), "{}", text);
     Ok(())
 }
 
@@ -190,11 +190,11 @@ fn check_notation_round_trip(rules: &RuleSet, p: Position) -> Result<(), TestCas
 /// hand that keep each side within the rule set's stones and that a game
 /// reaches with that side to move (equal hands with White to move, one more
 /// for Black with Black to move).
-fn any_position(n: usize, max: usize, stones: u8) -> impl Strategy<Value = Position> {
+fn any_position(n: usize, max: usize, stones: u8) -> impl Strategy<Value = Setup> {
     (sliding_position(n, max), any::<bool>(), any::<bool>(), 0..=stones).prop_map(
         move |((us, them), white, hands, h)| {
             let side = if white { Color::White } else { Color::Black };
-            let p = Position::from_relative(us, them, side, 0, 0);
+            let p = Setup::from_relative(us, them, side, 0, 0);
             let (room_w, room_b) = (stones - p.white.count_ones() as u8, stones - p.black.count_ones() as u8);
             let (wh, bh) = match (hands, side) {
                 (false, _) => (0, 0),
@@ -208,7 +208,7 @@ fn any_position(n: usize, max: usize, stones: u8) -> impl Strategy<Value = Posit
                     (h, h + 1)
                 }
             };
-            Position { white_in_hand: wh, black_in_hand: bh, ..p }
+            Setup { white_in_hand: wh, black_in_hand: bh, ..p }
         },
     )
 }
@@ -414,7 +414,7 @@ fn exhaustive_unmoves_of_six_3_3() {
 // Hand-checked positions
 
 fn pos(rules: &RuleSet, text: &str) -> Position {
-    Position::parse(text, rules.board()).unwrap()
+    Position::parse(text, rules).unwrap()
 }
 
 fn notations(rules: &RuleSet, p: &Position) -> Vec<String> {
@@ -431,18 +431,19 @@ fn double_mill_removes_exactly_one_stone() {
     // fit: a double mill happens only by placement. White a7,g7 and d6,d5
     // wait for d7, which closes a7-d7-g7 and d7-d6-d5 at once. Black's
     // a1,d1,g1 is a mill, so only b2 and f2 may go; each placement on d7
-    // removes exactly one of them.
+    // removes exactly one of them. (Hands 2 and 2: with White to move a
+    // game has equal hands, `Setup::validate`.)
     let rules = &*NINE;
-    let p = pos(rules, "W:a7,g7,d6,d5 B:a1,d1,g1,b2,f2 w 3 2");
+    let p = pos(rules, "W:a7,g7,d6,d5 B:a1,d1,g1,b2,f2 w 2 2");
     let on_d7: Vec<String> = notations(rules, &p).into_iter().filter(|m| m.starts_with("d7")).collect();
     assert_eq!(on_d7, ["d7xb2", "d7xf2"]);
     for m in p.legal_moves(rules) {
         let q = p.play_unchecked(m);
-        let removed = p.black.count_ones() - q.black.count_ones();
+        let removed = p.black().count_ones() - q.black().count_ones();
         assert_eq!(removed, u32::from(m.removal.is_some()), "{}", m.notation(rules.board()));
     }
     let after = p.play_unchecked(p.parse_move(rules, "d7xf2").unwrap());
-    assert_eq!(after.to_text(rules.board()), "W:a7,d5,d6,d7,g7 B:a1,b2,d1,g1 b 2 2");
+    assert_eq!(after.to_text(rules.board()), "W:a7,d5,d6,d7,g7 B:a1,b2,d1,g1 b 1 2");
 }
 
 #[test]
@@ -456,7 +457,7 @@ fn blocked_side_has_no_move_and_loses() {
     assert!(p.legal_moves(rules).is_empty());
     assert_eq!(p.loser(rules), Some(Color::White));
     // Black to move in the same position is not blocked.
-    let q = Position { side_to_move: Color::Black, ..p };
+    let q = Setup { side_to_move: Color::Black, ..p.to_setup() }.validate(rules).unwrap();
     assert!(!q.legal_moves(rules).is_empty());
     assert_eq!(q.loser(rules), None);
 }
@@ -589,7 +590,8 @@ fn double_mill_placement() -> impl Strategy<Value = (Position, Point)> {
             if bh != hand {
                 return None;
             }
-            Some((Position::from_relative(white, black, Color::White, hand, hand), p))
+            let setup = Setup::from_relative(white, black, Color::White, hand, hand);
+            Some((setup.validate(rules).expect("White to move with equal hands"), p))
         })
 }
 
@@ -609,8 +611,8 @@ proptest! {
             prop_assert!(expected & (1 << r) != 0, "{}: {}", position.to_text(rules.board()), m.notation(rules.board()));
             prop_assert_eq!(m.extra_removals, 0);
             let after = position.play_unchecked(m);
-            prop_assert_eq!(after.white.count_ones(), 5);
-            prop_assert_eq!(after.black, black & !(1 << r));
+            prop_assert_eq!(after.white().count_ones(), 5);
+            prop_assert_eq!(after.black(), black & !(1 << r));
             removed |= 1 << r;
         }
         prop_assert_eq!(removed, expected, "{}", position.to_text(rules.board()));
@@ -744,7 +746,8 @@ proptest! {
         let pair = &PAIRS[which];
         let rules = &pair.rules;
         let side = if p.white_to_move() { Color::White } else { Color::Black };
-        let pos = Position::from_relative(pair.to_db(p.us), pair.to_db(p.them), side, p.us_hand, p.them_hand);
+        let setup = Setup::from_relative(pair.to_db(p.us), pair.to_db(p.them), side, p.us_hand, p.them_hand);
+        let pos = setup.validate(rules).unwrap_or_else(|e| panic!("{e}"));
         let mut ours: Vec<(Bitboard, Bitboard, u8, u8)> = pos
             .legal_moves(rules)
             .into_iter()
@@ -783,7 +786,8 @@ fn positions_with_stones_in_hand_cover_the_rules_about_mills() {
         rule_sets.insert(rules.name().to_string());
         let side = if p.white_to_move() { Color::White } else { Color::Black };
         black += (side == Color::Black) as u32;
-        let pos = Position::from_relative(pair.to_db(p.us), pair.to_db(p.them), side, p.us_hand, p.them_hand);
+        let setup = Setup::from_relative(pair.to_db(p.us), pair.to_db(p.them), side, p.us_hand, p.them_hand);
+        let pos = setup.validate(rules).unwrap_or_else(|e| panic!("{e}"));
         let moves = pos.legal_moves(rules);
         if rules.lasker() && moves.iter().any(|m| m.from.is_none()) && moves.iter().any(|m| m.from.is_some()) {
             lasker_both += 1;

@@ -20,9 +20,10 @@
 
 use std::time::Instant;
 
-use morris_db::{Color, Overrides, Position, RuleSet, Value};
+use morris_db::{Color, Overrides, RuleSet, Setup, Value};
 use morris_probe::{Database, ProbeError};
 use morris_solver::solve_all;
+use morris_tests::assert_no_mismatches;
 use morris_tests::reference_game::{solve_game, RefGame, RefPos, RefValue};
 use rayon::prelude::*;
 
@@ -98,7 +99,7 @@ fn agree(rules: RuleSet, game: RefGame) -> RefValue {
 
     let db = Database::open(dir.path(), rules.clone()).expect("open database");
     let t = Instant::now();
-    let (probes, mut mismatches): (usize, Vec<String>) = solution
+    let (probes, mismatches): (usize, Vec<String>) = solution
         .positions
         .par_iter()
         .zip(solution.values.par_iter())
@@ -112,8 +113,8 @@ fn agree(rules: RuleSet, game: RefGame) -> RefValue {
             };
             let mut wrong = Vec::new();
             for &side in sides {
-                let pos = Position::from_relative(convert(p.us), convert(p.them), side, p.us_hand, p.them_hand);
-                let got = db.value(&pos);
+                let pos = Setup::from_relative(convert(p.us), convert(p.them), side, p.us_hand, p.them_hand);
+                let got = pos.validate(&rules).map_err(ProbeError::from).and_then(|pos| db.value(&pos));
                 let agrees = matches!(
                     (expected, &got),
                     (RefValue::Win(a), Ok(Value::Win(b))) if a == b.get()
@@ -139,14 +140,7 @@ fn agree(rules: RuleSet, game: RefGame) -> RefValue {
             },
         );
     eprintln!("{}: compared {probes} probes in {:.1} s", rules.name(), t.elapsed().as_secs_f64());
-    mismatches.sort();
-    assert!(
-        mismatches.is_empty(),
-        "{}: {} of {probes} probes disagree, e.g.:\n{}",
-        rules.name(),
-        mismatches.len(),
-        mismatches[..mismatches.len().min(20)].join("\n")
-    );
+    assert_no_mismatches(mismatches, &format!("{probes} probes of {}", rules.name()), 20);
     assert!(probes > solution.positions.len(), "{}: every position probed", rules.name());
     start
 }

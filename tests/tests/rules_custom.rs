@@ -60,7 +60,7 @@ fn every_override_changes_the_fingerprint_and_the_name() {
     // A custom start position has the custom stones in hand.
     let ten = &customs[0];
     let start = Position::start(ten);
-    assert_eq!((start.white_in_hand, start.black_in_hand), (10, 10));
+    assert_eq!((start.white_in_hand(), start.black_in_hand()), (10, 10));
     assert_eq!(start.perft(ten, 2), 552);
 }
 
@@ -70,7 +70,7 @@ fn tables_of_one_rule_set_refuse_to_serve_another() {
     let nine = RuleSet::preset("nine").unwrap();
     solve_sliding(&nine, dir.path(), &quiet(6)).unwrap();
     let sector = Sector::sliding(3, 3);
-    let pos = Position::parse("W:a1,d7,g4 B:b6,d6,f6 w", nine.board()).unwrap();
+    let pos = Position::parse("W:a1,d7,g4 B:b6,d6,f6 w", &nine).unwrap();
     assert!(Database::open(dir.path(), nine.clone()).unwrap().value(&pos).is_ok());
 
     let custom =
@@ -113,7 +113,7 @@ fn sliding_phase_solves_where_it_is_defined() {
         let db = Database::open(dir.path(), rules.clone()).unwrap();
         // White to move closes a mill on a three-stone Black: a win in 1.
         let text = if rules.board().len() == 24 { "W:a7,d7,g4,a1 B:b6,d2,f4 w" } else { "W:b6,d6,f4,b2 B:d2,e4,c3 w" };
-        let pos = Position::parse(text, rules.board()).unwrap();
+        let pos = Position::parse(text, &rules).unwrap();
         assert_eq!(db.value(&pos).unwrap(), Value::win(1).unwrap(), "{preset}");
     }
     // A custom rule set where stones in mills may always be removed.
@@ -138,7 +138,7 @@ fn sliding_phase_solves_where_it_is_defined() {
     solve_sliding(&nine, nine_dir.path(), &quiet(7)).unwrap();
     let (l, n) = (Database::open(dir.path(), lasker).unwrap(), Database::open(nine_dir.path(), nine).unwrap());
     for text in ["W:a7,d7,g4,a1 B:b6,d2,f4 w", "W:a4,d1,g4 B:b2,d6,f2 w", "W:a4,d1,g4 B:b2,d6,f2,d3 b"] {
-        let pos = Position::parse(text, n.rules().board()).unwrap();
+        let pos = Position::parse(text, n.rules()).unwrap();
         assert_eq!(l.value(&pos).unwrap(), n.value(&pos).unwrap(), "{text}");
     }
 

@@ -3,7 +3,7 @@
 //! game records replayed from the start.
 
 use morris_db::record::{read_record, Replay};
-use morris_db::{FenError, MoveError, Position, RuleSet};
+use morris_db::{FenError, MoveError, Position, RuleSet, Setup};
 use proptest::prelude::*;
 
 /// Presets on the 24-point boards.
@@ -17,7 +17,7 @@ fn rules(name: &str) -> RuleSet {
 /// (board plus hand), from a seed of point owners, with hands a game
 /// reaches (equal with White to move, one more for Black with Black to
 /// move; any under the Lasker rule, `lasker`).
-fn position_from(owners: &[u8], black_to_move: bool, hands: (u8, u8), stones: u8, lasker: bool) -> Position {
+fn position_from(owners: &[u8], black_to_move: bool, hands: (u8, u8), stones: u8, lasker: bool) -> Setup {
     let (mut white, mut black) = (0u32, 0u32);
     for (p, &o) in owners.iter().enumerate() {
         match o {
@@ -33,7 +33,7 @@ fn position_from(owners: &[u8], black_to_move: bool, hands: (u8, u8), stones: u8
         (false, true) if room_b == 0 => (0, 0),
         (false, true) => (hands.0.min(room_w).min(room_b - 1), hands.0.min(room_w).min(room_b - 1) + 1),
     };
-    Position {
+    Setup {
         white,
         black,
         side_to_move: if black_to_move { morris_db::Color::Black } else { morris_db::Color::White },
@@ -52,14 +52,14 @@ proptest! {
     ) {
         let r = rules(preset);
         let p = position_from(&owners, black_to_move, hands, r.stones(), r.lasker());
-        p.validate(&r).unwrap();
+        let p = p.validate(&r).unwrap();
         let fen = p.to_fen(&r).unwrap();
-        let back = Position::from_fen(&fen, r.board()).unwrap();
-        prop_assert_eq!(back, p, "{}", fen);
-        prop_assert_eq!(Position::read(&fen, r.board()).unwrap(), p);
+        let back = Setup::from_fen(&fen, r.board()).unwrap();
+        prop_assert_eq!(back, p.to_setup(), "{}", fen);
+        prop_assert_eq!(Position::read_for(&fen, &r).unwrap().0, p);
         // And through the other notation.
         let text = p.to_text(r.board());
-        prop_assert_eq!(Position::read(&text, r.board()).unwrap(), p);
+        prop_assert_eq!(Position::read_for(&text, &r).unwrap().0, p);
     }
 
     /// Every position a game reaches round-trips: random games from the
@@ -78,7 +78,7 @@ proptest! {
             }
             p = p.play_unchecked(moves[c.index(moves.len())]);
             let fen = p.to_fen(&r).unwrap();
-            prop_assert_eq!(Position::from_fen(&fen, r.board()).unwrap(), p, "{}", fen);
+            prop_assert_eq!(Position::read_for(&fen, &r).unwrap().0, p, "{}", fen);
         }
     }
 }
@@ -99,7 +99,7 @@ fn sanmill_start_positions_parse_to_ours() {
             format!("********/********/******** w p p 0 {n} 0 {n} 0 0 0 0 0 0 0 0 0 1"),
             format!("********/********/******** w p p 0 {n} 0 {n} 0 0 0 1"),
         ] {
-            assert_eq!(Position::from_fen(&fen, r.board()).unwrap(), Position::start(&r), "{preset}: {fen}");
+            assert_eq!(Position::read_for(&fen, &r).unwrap().0, Position::start(&r), "{preset}: {fen}");
         }
         // Written as Sanmill writes the start today (its `tgf-cli` opening
         // book and UCI tests hold this string for nine).
@@ -115,7 +115,7 @@ fn fen_orders_rings_as_rules_md_says() {
     // One stone per ring position: inner d5 e5 e4 e3 d3 c3 c4 c5, middle
     // d6 f6 f4 f2 d2 b2 b4 b6, outer d7 g7 g4 g1 d1 a1 a4 a7.
     let r = rules("nine");
-    let p = Position::from_fen("O@******/*O@*****/**O@**** b m s 3 0 3 0 0 0 0 0 0 0 0 0 30", r.board()).unwrap();
+    let p = Position::read_for("O@******/*O@*****/**O@**** b m s 3 0 3 0 0 0 0 0 0 0 0 0 30", &r).unwrap().0;
     assert_eq!(p.to_text(r.board()), "W:d5,f6,g4 B:e5,f4,g1 b");
     let fen = p.to_fen(&r).unwrap();
     assert!(fen.starts_with("O@******/*O@*****/**O@**** b m s 3 0 3 0 "), "{fen}");
@@ -130,7 +130,7 @@ fn fen_refuses_pending_removals_and_bad_input() {
         "OO*****O/********/@@@***** w p r 3 6 3 6 1 0 0 0 0 0 0 0 4",
         "OO*****O/********/@@@***** w p p 3 6 3 6 1 0 0 0 0 0 0 0 4",
     ] {
-        let e = Position::from_fen(fen, b).unwrap_err();
+        let e = Setup::from_fen(fen, b).unwrap_err();
         assert!(matches!(e, FenError::PendingRemoval { .. }), "{e}");
         let msg = e.to_string();
         assert!(msg.contains("removal pending") && msg.contains("part of the move"), "{msg}");
@@ -144,19 +144,19 @@ fn fen_refuses_pending_removals_and_bad_input() {
         ("********/********/******** x p p 0 9 0 9 0 0 0 0 0 0 0 0 1", "side to move"),
         ("********/********/******** w p p 0 9 0 9", "at least 6"),
     ] {
-        let e = Position::from_fen(fen, b).unwrap_err();
+        let e = Setup::from_fen(fen, b).unwrap_err();
         assert!(matches!(e, FenError::Syntax { .. }), "{fen}: {e}");
         assert!(e.to_string().contains(what), "{fen}: {e}");
     }
     // Too many stones in hand for the rule set: read, then refused by the
     // rule set's check.
-    let p = Position::from_fen("********/********/******** w p p 0 12 0 12 0 0 0 0 0 0 0 0 1", b).unwrap();
+    let p = Setup::from_fen("********/********/******** w p p 0 12 0 12 0 0 0 0 0 0 0 0 1", b).unwrap();
     assert!(p.validate(&r).is_err());
     // Not a 24-point board.
     for preset in ["six", "three"] {
         let other = rules(preset);
-        let e = Position::from_fen("********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1", other.board())
-            .unwrap_err();
+        let e =
+            Setup::from_fen("********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1", other.board()).unwrap_err();
         assert!(matches!(e, FenError::Board(_)), "{e}");
         assert!(Position::start(&other).to_fen(&other).is_err());
     }
@@ -202,7 +202,7 @@ fn records_replay_from_the_start() {
         }
     }
     // From a given position: Black's b6, d6, f6 is a mill and d2 is not.
-    let from = Position::parse("W:a7,d7 B:b6,d6,f6,d2 w 5 5", r.board()).unwrap();
+    let from = Position::parse("W:a7,d7 B:b6,d6,f6,d2 w 5 5", &r).unwrap();
     let e = replay(&r, from, "g7xd6").error.unwrap();
     assert_eq!(e.number.to_string(), "1.");
     assert!(e.to_string().contains("d6 stands in a mill"), "{e}");

@@ -6,16 +6,14 @@
 
 use morris_db::moves::Outcome;
 use morris_db::rules::{NoMoveOutcome, Overrides, PRESETS};
-use morris_db::{Color, Position, RuleSet, Value};
+use morris_db::{Color, Position, RuleSet, Setup, Value};
 
 fn rules(name: &str) -> RuleSet {
     RuleSet::preset(name).unwrap()
 }
 
 fn pos(rules: &RuleSet, text: &str) -> Position {
-    let p = Position::read(text, rules.board()).unwrap();
-    p.validate(rules).unwrap();
-    p
+    Position::read_for(text, rules).unwrap().0
 }
 
 /// The legal moves in notation, sorted.
@@ -190,8 +188,8 @@ fn full_board_in_twelve_and_morabaraba() {
         let p = pos(&r, BEFORE_FULL);
         assert_eq!(moves(&r, &p), ["a4"], "{preset}");
         let full = p.play_unchecked(p.legal_moves(&r)[0]);
-        assert_eq!(full.white | full.black, r.board().all());
-        assert_eq!(full.side_to_move, Color::White);
+        assert_eq!(full.white() | full.black(), r.board().all());
+        assert_eq!(full.side_to_move(), Color::White);
         assert!(full.legal_moves(&r).is_empty());
         assert_eq!(full.outcome(&r), Some(outcome), "{preset}");
         assert_eq!(p.perft(&r, 1), 1);
@@ -250,9 +248,9 @@ fn lasker_places_or_moves() {
     }
     // A move keeps the stones in hand; a placement spends one.
     let moved = p.play_unchecked(p.parse_move(&lasker, "d6-d5").unwrap());
-    assert_eq!(moved.white_in_hand, 9);
+    assert_eq!(moved.white_in_hand(), 9);
     let placed = p.play_unchecked(p.parse_move(&lasker, "a1").unwrap());
-    assert_eq!(placed.white_in_hand, 8);
+    assert_eq!(placed.white_in_hand(), 8);
     // Without the Lasker rule a player with stones in hand must place.
     let nine = rules("nine");
     let p9 = pos(&nine, "W:d6 B:d2 w 8 8");
@@ -307,7 +305,8 @@ fn symmetries_of_every_board_keep_moves() {
         };
         let n = p.legal_moves(&r).len();
         for s in b.symmetries() {
-            let q = Position { white: s.apply(p.white), black: s.apply(p.black), ..p };
+            let q =
+                Setup { white: s.apply(p.white()), black: s.apply(p.black()), ..p.to_setup() }.validate(&r).unwrap();
             assert_eq!(q.legal_moves(&r).len(), n, "{preset}");
         }
     }

@@ -98,7 +98,7 @@ fn search_agrees_with_tables(preset: &str, setup: Setup) {
         let index = rules.indexer().sector(sector);
         for slot in 0..index.len() {
             let Some((us, them)) = index.position(slot) else { continue };
-            let pos = Position::from_relative(us, them, side_to_move(sector), sector.wh, sector.bh);
+            let pos = Position::from_sector(sector, side_to_move(sector), us, them);
             let Some(table) = table_value(&db, &pos) else { continue };
             let searched = prover.prove(&pos).unwrap();
             assert_eq!(
@@ -208,7 +208,7 @@ fn dtm_search_agrees_with_tables(preset: &str, step: usize) {
         let index = rules.indexer().sector(sector);
         for slot in (0..index.len()).step_by(step) {
             let Some((us, them)) = index.position(slot) else { continue };
-            let pos = Position::from_relative(us, them, side_to_move(sector), sector.wh, sector.bh);
+            let pos = Position::from_sector(sector, side_to_move(sector), us, them);
             let Some(table) = table_value(&db, &pos) else { continue };
             let (searched, _) = prove_dtm(&db, &pos).unwrap();
             assert_eq!(searched, table, "{preset} {}", pos.to_text(rules.board()));

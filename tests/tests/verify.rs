@@ -9,39 +9,15 @@
 
 use std::fs;
 use std::path::Path;
-use std::sync::OnceLock;
 
 use morris_db::table::{table_path, write_table, HEADER_SIZE};
-use morris_db::{Color, Position, RuleSet, Sector, Table, TableHeader, Value};
+use morris_db::{Color, Position, RuleSet, Sector, Setup, Table, TableHeader, Value};
 use morris_probe::verify::{Fault, TableReport, Verifier};
 use morris_probe::Database;
-use morris_solver::{solve_sliding, SolveOptions};
 use proptest::prelude::*;
 
-fn nine() -> RuleSet {
-    RuleSet::preset("nine").unwrap()
-}
-
-/// The solved database every test copies from.
-fn solved() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("temporary directory");
-        solve_sliding(&nine(), dir.path(), &SolveOptions { max_stones: 7, progress: false })
-            .expect("solving nine up to 7 stones");
-        dir
-    })
-    .path()
-}
-
-fn copy_of_db() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    for entry in fs::read_dir(solved()).unwrap() {
-        let path = entry.unwrap().path();
-        fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
-    }
-    dir
-}
+mod common;
+use common::{copy_of_db, nine, solved};
 
 fn verify(dir: &Path, w: u8, b: u8) -> TableReport {
     Verifier::new(dir, nine()).max_faults(1000).verify(Sector::sliding(w, b), &|_| {})
@@ -68,7 +44,7 @@ fn find(entries: &[u16], pick: impl Fn(Value) -> bool) -> usize {
 fn text_of(sector: Sector, slot: usize) -> String {
     let index = nine().indexer().sector(sector);
     let (us, them) = index.position(slot as u64).unwrap();
-    Position::from_relative(us, them, Color::White, 0, 0).to_text(nine().board())
+    Setup::from_relative(us, them, Color::White, 0, 0).to_text(nine().board())
 }
 
 #[test]
@@ -109,7 +85,7 @@ fn changed_value_is_caught(sector: Sector, pick: impl Fn(Value) -> bool, to: imp
     let t = Table::open(dir.path(), &nine(), sector, len).unwrap();
     t.verify_checksum().unwrap();
     let text = text_of(sector, slot);
-    let pos = Position::parse(&text, nine().board()).unwrap();
+    let pos = Position::parse(&text, &nine()).unwrap();
     assert_eq!(Database::open(dir.path(), nine()).unwrap().value(&pos).unwrap(), new);
 
     let r = verify(dir.path(), sector.w, sector.b);

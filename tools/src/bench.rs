@@ -81,6 +81,6 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if medians.len() == 2 {
         writeln!(out, "speed-up of {} threads over 1 thread: {:.2}x", configs[0], medians[1] / medians[0])?;
     }
-    writeln!(out, "peak memory of this process: {}", crate::solve::peak_memory().unwrap_or_else(|| "unknown".into()))?;
+    writeln!(out, "peak memory of this process: {}", crate::solve::peak_memory())?;
     Ok(ExitCode::SUCCESS)
 }

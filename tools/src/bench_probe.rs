@@ -104,7 +104,10 @@ fn sample(rules: &RuleSet, sectors: &[Sector], n: usize) -> anyhow::Result<Vec<P
         };
         let sym = &syms[rng.below(syms.len() as u64) as usize];
         let color = if rng.next() & 1 == 0 { Color::White } else { Color::Black };
-        out.push(Position::from_relative(sym.apply(us), sym.apply(them), color, 0, 0));
+        // A slot of a sliding sector's index (hands empty) and its image
+        // under a symmetry of the board: a trusted position.
+        let sector = Sector::sliding(index.w() as u8, index.b() as u8);
+        out.push(Position::from_sector(sector, color, sym.apply(us), sym.apply(them)));
     }
     Ok(out)
 }

@@ -251,8 +251,7 @@ mod tests {
         assert_eq!(code, ExitCode::FAILURE, "{text}");
         assert!(text.contains("sector 3-3: 169626 positions compared, 1 mismatch\n"), "{text}");
         let pos = file.position_at(slot as u64).unwrap();
-        let shown =
-            morris_db::Position::from_relative(pos.0, pos.1, morris_db::Color::White, 0, 0).to_text(rules.board());
+        let shown = morris_db::Setup::from_relative(pos.0, pos.1, morris_db::Color::White, 0, 0).to_text(rules.board());
         assert!(text.contains(&format!("{shown} (slot {slot}): ours Win(")), "{text}");
 
         // A sector that is not in both is an error when asked for.

@@ -43,10 +43,10 @@ pub fn run(args: LineArgs) -> anyhow::Result<ExitCode> {
     let mut current = pos;
     let mut record = Vec::new();
     for (i, (mv, v)) in line.iter().enumerate() {
-        let mover = current.side_to_move;
+        let mover = current.side_to_move();
         let notation = mv.notation(board);
         writeln!(out, "{:>4}. {:<5} {:<10} {v:?}", i + 1, mover.to_string(), notation)?;
-        let number = (i + usize::from(pos.side_to_move == Color::Black)) / 2 + 1;
+        let number = (i + usize::from(pos.side_to_move() == Color::Black)) / 2 + 1;
         match mover {
             Color::White => record.push(format!("{number}. {notation}")),
             Color::Black if i == 0 => record.push(format!("{number}... {notation}")),
@@ -64,8 +64,8 @@ pub fn run(args: LineArgs) -> anyhow::Result<ExitCode> {
 /// What the line shows, in words.
 fn ending(rules: &RuleSet, start: &Position, value: Value, end: &Position, plies: usize) -> String {
     let winner = |v: Value| match v {
-        Value::Win(_) => start.side_to_move,
-        _ => start.side_to_move.other(),
+        Value::Win(_) => start.side_to_move(),
+        _ => start.side_to_move().other(),
     };
     match value {
         Value::Draw => format!(

@@ -220,7 +220,9 @@ fn scan(c: &Candidate<'_>, n: usize, floor: u16) -> Vec<LongWin> {
                     sector,
                     slot,
                     dtm,
-                    position: Position::from_relative(us, them, side, sector.wh, sector.bh),
+                    // Decoded from the table's own index, the side as its sector
+                    // gives it: a trusted position.
+                    position: Position::from_sector(sector, side, us, them),
                 });
             }
             top
@@ -243,7 +245,7 @@ mod tests {
             sector,
             slot,
             dtm,
-            position: Position::from_relative(0, 0, Color::White, 0, 0),
+            position: Position::start(&RuleSet::preset("nine").unwrap()),
         }
     }
 

@@ -74,9 +74,15 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             writeln!(out, "game over after {}: {}; {verdict}.", crate::plural(ply as u64, "ply", "plies"), over.why())?;
             return Ok(ExitCode::SUCCESS);
         }
-        if pos.side_to_move != human {
+        if pos.side_to_move() != human {
             let (mv, value) = db.best_move(&pos)?.context("the program has no move although the game is not over")?;
-            writeln!(out, "{} plays {} ({})", pos.side_to_move, mv.notation(board), describe(value, pos.side_to_move))?;
+            writeln!(
+                out,
+                "{} plays {} ({})",
+                pos.side_to_move(),
+                mv.notation(board),
+                describe(value, pos.side_to_move())
+            )?;
             pos = play(&pos, mv, &mut ply);
             writeln!(out, "\n{}", pos.diagram(board))?;
             continue;
@@ -125,8 +131,8 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
 /// Refuses a database that lacks a table the game from `pos` can reach, so
 /// that a game never stops at a missing table halfway through.
 fn check_coverage(rules: &RuleSet, dir: &std::path::Path, pos: &Position) -> anyhow::Result<()> {
-    let stones = pos.white.count_ones() + pos.black.count_ones();
-    let in_hand = pos.white_in_hand + pos.black_in_hand > 0;
+    let stones = pos.white().count_ones() + pos.black().count_ones();
+    let in_hand = pos.white_in_hand() + pos.black_in_hand() > 0;
     let max_stones = if in_hand { u32::MAX } else { stones };
     let plan = crate::plan::Plan::new(rules, dir, max_stones, in_hand, morris_solver::Finished::Keep);
     if !plan.is_empty() {

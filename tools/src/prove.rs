@@ -161,7 +161,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         table.capacity(),
         crate::plural(threads as u64, "thread", "threads"),
         seconds,
-        crate::solve::peak_memory().unwrap_or_else(|| "unknown".into())
+        crate::solve::peak_memory()
     )?;
     if args.verbose {
         let by_depth: Vec<String> = total
@@ -249,7 +249,7 @@ fn prove_dtm_and_report(
         stats.positions,
         stats.table_probes,
         start.elapsed().as_secs_f64(),
-        crate::solve::peak_memory().unwrap_or_else(|| "unknown".into())
+        crate::solve::peak_memory()
     )?;
     Ok(if disagree == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

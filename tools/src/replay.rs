@@ -85,10 +85,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {w}");
     }
     let mut clocks = clocks;
-    let mut mover = start.side_to_move;
+    let mut mover = start.side_to_move();
     for p in &result.played {
         clocks = clocks.after(mover, &p.mv);
-        mover = p.after.side_to_move;
+        mover = p.after.side_to_move();
         let number = p.number.to_string();
         writeln!(out, "{number:<6} {:<12} {}", p.mv.notation(board), show(&p.after, clocks)?)?;
         if args.diagram {

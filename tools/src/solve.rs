@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use morris_solver::{solve_all_finishing, solve_only, solve_sliding_finishing, Finished, SolveEvent, SolveOptions};
+use morris_solver::{
+    solve_all_finishing, solve_only, solve_sliding_finishing, Finished, SolveEvent, SolveOptions, SolveReport,
+};
 
 use crate::bars::SolveBars;
 use crate::plan::Plan;
@@ -82,13 +84,11 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         } else {
             writeln!(
                 out,
-                "unit {unit} of {}: solved {} ({}) in {:.2} s ({}, peak memory {})",
+                "unit {unit} of {}: solved {} in {:.2} s ({})",
                 rules.name(),
-                crate::plural(report.solved.len() as u64, "table", "tables"),
-                crate::plural(report.positions, "canonical position", "canonical positions"),
+                tables_and_positions(&report),
                 report.seconds,
-                crate::plural(rayon::current_num_threads() as u64, "thread", "threads"),
-                peak_memory().unwrap_or_else(|| "unknown".to_string()),
+                threads_and_memory(),
             )?;
         }
         return Ok(ExitCode::SUCCESS);
@@ -121,15 +121,13 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let seconds = start.elapsed().as_secs_f64();
     writeln!(
         out,
-        "rule set {}: solved {} ({}), kept {} already on disk, in {:.2} s ({:.2} M positions/s, {}, peak memory {})",
+        "rule set {}: solved {}, kept {} already on disk, in {:.2} s ({:.2} M positions/s, {})",
         rules.name(),
-        crate::plural(report.solved.len() as u64, "table", "tables"),
-        crate::plural(report.positions, "canonical position", "canonical positions"),
+        tables_and_positions(&report),
         report.skipped.len(),
         seconds,
         report.positions as f64 / seconds.max(1e-9) / 1e6,
-        crate::plural(rayon::current_num_threads() as u64, "thread", "threads"),
-        peak_memory().unwrap_or_else(|| "unknown".to_string()),
+        threads_and_memory(),
     )?;
     if !report.compressed.is_empty() {
         let (before, after) = report.compressed_bytes;
@@ -182,10 +180,32 @@ pub fn report_event(event: &SolveEvent, verbose: bool) {
     }
 }
 
-/// The process's peak resident memory, from /proc (Linux only).
-pub fn peak_memory() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(format!("{:.1} MiB", kib / 1024.0))
+/// The process's peak resident memory, from /proc (Linux only), as
+/// `222.2 MiB`; `unknown` where /proc does not say.
+pub fn peak_memory() -> String {
+    let read = || -> Option<String> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(format!("{:.1} MiB", kib / 1024.0))
+    };
+    read().unwrap_or_else(|| "unknown".to_string())
+}
+
+/// `N tables (M canonical positions)`: what a solve wrote.
+fn tables_and_positions(report: &SolveReport) -> String {
+    format!(
+        "{} ({})",
+        crate::plural(report.solved.len() as u64, "table", "tables"),
+        crate::plural(report.positions, "canonical position", "canonical positions")
+    )
+}
+
+/// `N threads, peak memory M`: what a solve ran with.
+fn threads_and_memory() -> String {
+    format!(
+        "{}, peak memory {}",
+        crate::plural(rayon::current_num_threads() as u64, "thread", "threads"),
+        peak_memory()
+    )
 }

@@ -53,6 +53,35 @@ struct Row {
     rules: String,
 }
 
+/// The columns of a row's counts, in every format, with their width in the
+/// aligned table.
+const COUNT_COLUMNS: [(&str, usize); 6] =
+    [("positions", 14), ("wins", 14), ("losses", 14), ("draws", 14), ("max_win", 8), ("max_loss", 8)];
+
+impl Row {
+    /// The longest win and loss in plies; `None` without wins (losses).
+    fn longest(&self) -> (Option<u32>, Option<u32>) {
+        let h = &self.header;
+        ((h.wins > 0).then_some(h.own.max_win), (h.losses > 0).then_some(h.own.max_loss))
+    }
+
+    /// The [`COUNT_COLUMNS`] of this row as text (a longest win or loss
+    /// that there is not is empty).
+    fn counts(&self) -> [String; 6] {
+        let h = &self.header;
+        let text = |n: Option<u32>| n.map_or_else(String::new, |n| n.to_string());
+        let (win, loss) = self.longest();
+        [
+            h.canonical_positions.to_string(),
+            h.wins.to_string(),
+            h.losses.to_string(),
+            h.draws.to_string(),
+            text(win),
+            text(loss),
+        ]
+    }
+}
+
 /// Opens and fully checks one table file: header, size, checksum, and that
 /// the rule set its name names has this fingerprint and sector size. A
 /// custom rule set's name gives its preset (so the board and the sector's
@@ -154,72 +183,50 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let opt = |count: u64, n: u32| {
-        if count == 0 {
-            String::new()
-        } else {
-            n.to_string()
-        }
-    };
+    let names = COUNT_COLUMNS.map(|(name, _)| name);
     match args.format {
         Format::Csv => {
-            writeln!(out, "sector,positions,wins,losses,draws,max_win,max_loss,rules")?;
-            for Row { header: h, rules } in &rows {
-                writeln!(
-                    out,
-                    "{},{},{},{},{},{},{},{}",
-                    h.sector,
-                    h.canonical_positions,
-                    h.wins,
-                    h.losses,
-                    h.draws,
-                    opt(h.wins, h.own.max_win),
-                    opt(h.losses, h.own.max_loss),
-                    rules
-                )?;
+            writeln!(out, "sector,{},rules", names.join(","))?;
+            for row in &rows {
+                writeln!(out, "{},{},{}", row.header.sector, row.counts().join(","), row.rules)?;
             }
         }
         Format::Json => {
             let list: Vec<serde_json::Value> = rows
                 .iter()
-                .map(|Row { header: h, rules }| {
+                .map(|row| {
+                    let h = &row.header;
+                    let (max_win, max_loss) = row.longest();
                     serde_json::json!({
-                        "rules": rules,
+                        "rules": row.rules,
                         "sector": h.sector.to_string(),
                         "slots": h.entry_count,
                         "positions": h.canonical_positions,
                         "wins": h.wins,
                         "losses": h.losses,
                         "draws": h.draws,
-                        "max_win": (h.wins > 0).then_some(h.own.max_win),
-                        "max_loss": (h.losses > 0).then_some(h.own.max_loss),
+                        "max_win": max_win,
+                        "max_loss": max_loss,
                     })
                 })
                 .collect();
             writeln!(out, "{}", serde_json::to_string_pretty(&list)?)?;
         }
         Format::Table => {
-            writeln!(
-                out,
-                "{:<10} {:<9} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>8}",
-                "rules", "sector", "positions", "wins", "losses", "draws", "max_win", "max_loss", "slots/pos"
-            )?;
+            let line = |out: &mut dyn Write, rules: &str, sector: &str, counts: &[String; 6], last: &str| {
+                write!(out, "{rules:<10} {sector:<9}")?;
+                for (count, (_, width)) in counts.iter().zip(COUNT_COLUMNS) {
+                    write!(out, " {count:>width$}")?;
+                }
+                writeln!(out, " {last:>8}")
+            };
+            line(&mut out, "rules", "sector", &names.map(str::to_string), "slots/pos")?;
             let mut total = 0u64;
-            for Row { header: h, rules } in &rows {
+            for row in &rows {
+                let h = &row.header;
                 total += h.canonical_positions;
-                writeln!(
-                    out,
-                    "{:<10} {:<9} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>8.4}",
-                    rules,
-                    h.sector.to_string(),
-                    h.canonical_positions,
-                    h.wins,
-                    h.losses,
-                    h.draws,
-                    opt(h.wins, h.own.max_win),
-                    opt(h.losses, h.own.max_loss),
-                    h.entry_count as f64 / h.canonical_positions.max(1) as f64
-                )?;
+                let slots_per_position = format!("{:.4}", h.entry_count as f64 / h.canonical_positions.max(1) as f64);
+                line(&mut out, &row.rules, &h.sector.to_string(), &row.counts(), &slots_per_position)?;
             }
             writeln!(
                 out,

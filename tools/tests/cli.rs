@@ -123,7 +123,7 @@ fn draw_reached_by_a_capture() -> u64 {
         .find(|&slot| {
             index.position(slot).is_some_and(|(us, them)| {
                 rules.board().stones_in_mills(them) != 0
-                    && db.value(&Position::from_relative(us, them, Color::White, 0, 0)).unwrap()
+                    && db.value(&Position::from_sector(Sector::sliding(3, 3), Color::White, us, them)).unwrap()
                         == morris_db::Value::Draw
             })
         })
@@ -371,7 +371,7 @@ fn probe_agrees_with_the_library() {
                 continue;
             };
             for side in [Color::White, Color::Black] {
-                let pos = Position::from_relative(us, them, side, 0, 0);
+                let pos = Position::from_sector(Sector::sliding(w, b), side, us, them);
                 let text = pos.to_text(rules.board());
                 let expected = format!("{:?}", db.value(&pos).unwrap());
                 assert_eq!(ok(&["probe", "--db", s(db7()), &text]).trim(), expected, "{text}");
@@ -391,7 +391,7 @@ fn a_won_position() -> (String, u16) {
     let index = rules.indexer().sector(Sector::sliding(3, 3));
     (0..index.len())
         .filter_map(|slot| index.position(slot))
-        .map(|(us, them)| Position::from_relative(us, them, Color::White, 0, 0))
+        .map(|(us, them)| Position::from_sector(Sector::sliding(3, 3), Color::White, us, them))
         .find_map(|p| match db.value(&p).unwrap() {
             morris_db::Value::Win(n) if n.get() >= 5 => Some((p.to_text(rules.board()), n.get())),
             _ => None,
@@ -403,7 +403,7 @@ fn a_won_position() -> (String, u16) {
 fn analyze_and_bestmove_of_a_draw() {
     let rules = RuleSet::preset("nine").unwrap();
     let text = DRAWN[0];
-    let pos = Position::parse(text, rules.board()).unwrap();
+    let pos = Position::parse(text, &rules).unwrap();
     let out = ok(&["analyze", "--db", s(db7()), text]);
     let mut lines = out.lines();
     assert_eq!(lines.next(), Some("position: W:a1,a4,d3 B:a7,c4,d1 w  value: Draw"));

@@ -32,7 +32,7 @@ fn position_with(w: usize, b: usize, want: Value) -> Position {
     let index = rules.indexer().sector(Sector::sliding(w as u8, b as u8));
     (0..index.len())
         .filter_map(|slot| index.position(slot))
-        .map(|(us, them)| Position::from_relative(us, them, Color::White, 0, 0))
+        .map(|(us, them)| Position::from_sector(Sector::sliding(w as u8, b as u8), Color::White, us, them))
         .find(|p| db.value(p).unwrap() == want)
         .unwrap_or_else(|| panic!("a {w}-{b} position with value {want:?}"))
 }
@@ -73,7 +73,7 @@ fn an_illegal_move_is_answered_with_the_legal_moves() {
     let pos = position_with(4, 3, Value::win(1).unwrap());
     let text = pos.to_text(rules.board());
     // A slide from an empty point: readable, but not legal.
-    let empty = rules.board().all() & !pos.white & !pos.black;
+    let empty = rules.board().all() & !pos.white() & !pos.black();
     let mut empties = morris_db::Points(empty);
     let (a, b) = (empties.next().unwrap(), empties.next().unwrap());
     let mv = format!("{}-{}", rules.board().point_name(a), rules.board().point_name(b));

@@ -35,7 +35,7 @@ fn position_where(w: usize, b: usize, pick: impl Fn(Value) -> bool) -> (Position
     let index = rules.indexer().sector(Sector::sliding(w as u8, b as u8));
     (0..index.len())
         .filter_map(|slot| index.position(slot))
-        .map(|(us, them)| Position::from_relative(us, them, Color::White, 0, 0))
+        .map(|(us, them)| Position::from_sector(Sector::sliding(w as u8, b as u8), Color::White, us, them))
         .map(|p| (p, db.value(&p).unwrap()))
         .find(|(_, v)| pick(*v))
         .expect("such a position")

@@ -44,8 +44,8 @@ use morris_db::rules::FullBoardOutcome;
 use morris_db::table::table_path;
 use morris_db::value::PADDING_ENTRY;
 use morris_db::{
-    Bitboard, Color, Even, Move, Odd, Points, Position, RuleSet, Sector, SectorError, SectorIndex, Store, Table,
-    TableError, Value,
+    Bitboard, Color, Even, Move, Odd, Points, RuleSet, Sector, SectorError, SectorIndex, Setup, Store, Table,
+    TableError, Tally, Value,
 };
 use rayon::prelude::*;
 
@@ -226,12 +226,8 @@ impl ThemOrbit {
 /// Per-thread totals of a table's verification.
 #[derive(Default)]
 struct Totals {
-    positions: u64,
-    wins: u64,
-    losses: u64,
-    draws: u64,
-    max_win: u32,
-    max_loss: u32,
+    /// The stored values of the canonical positions.
+    values: Tally,
     faults: Vec<Fault>,
     fault_count: u64,
     /// Scratch: the successors' (table, slot), then their entries.
@@ -254,12 +250,7 @@ impl Totals {
     }
 
     fn merge(mut self, other: Totals, limit: usize) -> Totals {
-        self.positions += other.positions;
-        self.wins += other.wins;
-        self.losses += other.losses;
-        self.draws += other.draws;
-        self.max_win = self.max_win.max(other.max_win);
-        self.max_loss = self.max_loss.max(other.max_loss);
+        self.values = self.values.merge(other.values);
         self.fault_count += other.fault_count;
         self.faults.extend(other.faults);
         self.faults.sort_by_key(Fault::slot);
@@ -445,18 +436,18 @@ impl Verifier {
         totals.faults.truncate(limit);
         let h = table.header();
         for (field, header, payload) in [
-            ("canonical positions", h.canonical_positions, totals.positions),
-            ("wins", h.wins, totals.wins),
-            ("losses", h.losses, totals.losses),
-            ("draws", h.draws, totals.draws),
-            ("longest win", h.own.max_win as u64, totals.max_win as u64),
-            ("longest loss", h.own.max_loss as u64, totals.max_loss as u64),
+            ("canonical positions", h.canonical_positions, totals.values.positions()),
+            ("wins", h.wins, totals.values.wins),
+            ("losses", h.losses, totals.values.losses),
+            ("draws", h.draws, totals.values.draws),
+            ("longest win", h.own.max_win.into(), totals.values.max_win().into()),
+            ("longest loss", h.own.max_loss.into(), totals.values.max_loss().into()),
         ] {
             if header != payload {
                 file_faults.push(Fault::Statistics { field, header, payload });
             }
         }
-        report.positions = totals.positions;
+        report.positions = totals.values.positions();
         report.fault_count = totals.fault_count + file_faults.len() as u64;
         file_faults.extend(totals.faults);
         file_faults.truncate(limit.max(1));
@@ -503,7 +494,7 @@ impl Verifier {
             check_padding(next, slot, t);
             next = slot + 1;
             let position =
-                || Position::from_relative(us, them, Color::White, sector.wh, sector.bh).to_text(self.rules.board());
+                || Setup::from_relative(us, them, Color::White, sector.wh, sector.bh).to_text(self.rules.board());
             if self.rules.line_wins() && self.rules.has_line(us) {
                 // The side to move has a line: not a position of a game
                 // (a line ends it), stored as padding.
@@ -529,18 +520,7 @@ impl Verifier {
             if let (Some(copy), Some(e)) = (copy.as_deref_mut(), entry) {
                 copy[(slot - base) as usize] = e;
             }
-            t.positions += 1;
-            match stored {
-                Value::Win(n) => {
-                    t.wins += 1;
-                    t.max_win = t.max_win.max(u32::from(n));
-                }
-                Value::Loss(n) => {
-                    t.losses += 1;
-                    t.max_loss = t.max_loss.max(u32::from(n));
-                }
-                Value::Draw => t.draws += 1,
-            }
+            t.values.add(stored);
         });
         check_padding(next, end, t);
     }
@@ -604,7 +584,7 @@ impl Verifier {
         let Some((us, them)) = index.position(slot) else {
             return;
         };
-        let position = || Position::from_relative(us, them, Color::White, sector.wh, sector.bh).to_text(board);
+        let position = || Setup::from_relative(us, them, Color::White, sector.wh, sector.bh).to_text(board);
         match self.derive(us, them, sector, successors) {
             Ok(d) if d.value == stored => {}
             Ok(d) => {
@@ -780,7 +760,7 @@ impl Verifier {
                                 problem.get_or_insert(format!(
                                     "{} leads to {} in sector {cs}, whose slot {slot} holds no value",
                                     mv.notation(board),
-                                    Position::from_relative(victim, mover, Color::Black, sector.bh, mover_hand)
+                                    Setup::from_relative(victim, mover, Color::Black, sector.bh, mover_hand)
                                         .to_text(board)
                                 ));
                                 return;

@@ -101,6 +101,33 @@ impl Board {
         board
     }
 
+    /// The board of `rings` concentric squares (3: the 24-point board, 2:
+    /// the 16-point board), with the 24-point board's names, outermost
+    /// square first; each square is named from the middle of its left side
+    /// clockwise (as a4 a7 d7 g7 g4 g1 d1 a1). Each square's four sides are
+    /// lines, then the four spokes that join the middles of the sides across
+    /// the squares (mills on three squares, lines that are not mills on
+    /// two), then with `diagonals` the four lines that join the corners.
+    fn squares(name: &'static str, rings: usize, diagonals: bool) -> Board {
+        const NAMES: [&str; 24] = [
+            "a4", "a7", "d7", "g7", "g4", "g1", "d1", "a1", "b4", "b6", "d6", "f6", "f4", "f2", "d2", "b2", "c4", "c5",
+            "d5", "e5", "e4", "e3", "d3", "c3",
+        ];
+        let names = &NAMES[(3 - rings) * 8..];
+        let at = |ring: usize, i: usize| names[ring * 8 + i % 8];
+        let mut lines: Vec<Vec<&str>> = Vec::new();
+        for ring in 0..rings {
+            lines.extend((0..4).map(|side| (1..4).map(|i| at(ring, 2 * side + i)).collect()));
+        }
+        let across = |i: usize| (0..rings).map(|ring| at(ring, i)).collect::<Vec<_>>();
+        lines.extend([0, 2, 4, 6].map(across));
+        if diagonals {
+            lines.extend([1, 3, 5, 7].map(across));
+        }
+        let lines: Vec<&[&str]> = lines.iter().map(Vec::as_slice).collect();
+        Board::from_lines(name, names, &lines)
+    }
+
     /// The 24-point board of Nine Men's Morris, optionally with the four
     /// diagonal lines of Twelve Men's Morris and Morabaraba (RULES.md).
     ///
@@ -108,60 +135,14 @@ impl Board {
     /// (a4 a7 d7 g7 g4 g1 d1 a1), then the middle ring from b4, then the inner
     /// ring from c4.
     pub fn twenty_four(diagonals: bool) -> Board {
-        const NAMES: [&str; 24] = [
-            "a4", "a7", "d7", "g7", "g4", "g1", "d1", "a1", "b4", "b6", "d6", "f6", "f4", "f2", "d2", "b2", "c4", "c5",
-            "d5", "e5", "e4", "e3", "d3", "c3",
-        ];
-        let mut lines: Vec<&[&str]> = vec![
-            &["a7", "d7", "g7"],
-            &["g7", "g4", "g1"],
-            &["g1", "d1", "a1"],
-            &["a1", "a4", "a7"],
-            &["b6", "d6", "f6"],
-            &["f6", "f4", "f2"],
-            &["f2", "d2", "b2"],
-            &["b2", "b4", "b6"],
-            &["c5", "d5", "e5"],
-            &["e5", "e4", "e3"],
-            &["e3", "d3", "c3"],
-            &["c3", "c4", "c5"],
-            &["a4", "b4", "c4"],
-            &["d7", "d6", "d5"],
-            &["g4", "f4", "e4"],
-            &["d1", "d2", "d3"],
-        ];
-        if diagonals {
-            lines.extend_from_slice(&[
-                &["a7", "b6", "c5"],
-                &["g7", "f6", "e5"],
-                &["g1", "f2", "e3"],
-                &["a1", "b2", "c3"],
-            ]);
-        }
         let name = if diagonals { "24-point board with diagonals" } else { "24-point board" };
-        Board::from_lines(name, &NAMES, &lines)
+        Board::squares(name, 3, diagonals)
     }
 
     /// The 16-point board of Six Men's Morris: the 24-point board without its
     /// outer ring; spokes of two points are lines but not mills.
     pub fn sixteen() -> Board {
-        const NAMES: [&str; 16] =
-            ["b4", "b6", "d6", "f6", "f4", "f2", "d2", "b2", "c4", "c5", "d5", "e5", "e4", "e3", "d3", "c3"];
-        let lines: [&[&str]; 12] = [
-            &["b6", "d6", "f6"],
-            &["f6", "f4", "f2"],
-            &["f2", "d2", "b2"],
-            &["b2", "b4", "b6"],
-            &["c5", "d5", "e5"],
-            &["e5", "e4", "e3"],
-            &["e3", "d3", "c3"],
-            &["c3", "c4", "c5"],
-            &["b4", "c4"],
-            &["d6", "d5"],
-            &["f4", "e4"],
-            &["d2", "d3"],
-        ];
-        Board::from_lines("16-point board", &NAMES, &lines)
+        Board::squares("16-point board", 2, false)
     }
 
     /// The 9-point board of Three Men's Morris (a 3x3 grid a1..c3), with or

@@ -1,7 +1,7 @@
 //! Sanmill's FEN for positions on the 24-point boards (RULES.md,
 //! "Notation"), read and written as Sanmill writes it today, and
-//! [`Position::read`] and [`Position::read_for`], the one place where text
-//! becomes a position: either notation, detected.
+//! [`Setup::read`] and [`Position::read_for`], the one place where text
+//! becomes a position: either notation, detected, then validated.
 //!
 //! A FEN has 17 fields, then optional extension tokens:
 //!
@@ -33,7 +33,7 @@
 
 use crate::board::{Bitboard, Board, Point};
 use crate::moves::{Move, Outcome};
-use crate::position::{Color, Position, PositionError};
+use crate::position::{Color, Position, PositionError, Setup};
 use crate::rules::RuleSet;
 
 /// The rings of a FEN, each from its top middle point clockwise.
@@ -107,9 +107,9 @@ impl Clocks {
     /// the placement phase outside Lasker Morris; the first possible number
     /// after it).
     pub fn estimate(pos: &Position, rules: &RuleSet) -> Clocks {
-        let placed = (rules.stones().saturating_sub(pos.white_in_hand) as u32)
-            + (rules.stones().saturating_sub(pos.black_in_hand) as u32);
-        let full_move = 1 + (placed.saturating_sub(u32::from(pos.side_to_move == Color::Black))) / 2;
+        let placed = (rules.stones().saturating_sub(pos.white_in_hand()) as u32)
+            + (rules.stones().saturating_sub(pos.black_in_hand()) as u32);
+        let full_move = 1 + (placed.saturating_sub(u32::from(pos.side_to_move() == Color::Black))) / 2;
         Clocks { half_move: 0, full_move }
     }
 
@@ -129,8 +129,8 @@ impl Clocks {
 /// A FEN read: the position and its clocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fen {
-    /// The position.
-    pub position: Position,
+    /// The position, not yet checked against a rule set.
+    pub position: Setup,
     /// Its half-move clock and full-move number; `None` for an older FEN too
     /// short to give them.
     pub clocks: Option<Clocks>,
@@ -265,8 +265,7 @@ impl Fen {
                 )));
             }
         }
-        let position =
-            Position { white, black, side_to_move: side, white_in_hand: counts[1], black_in_hand: counts[3] };
+        let position = Setup { white, black, side_to_move: side, white_in_hand: counts[1], black_in_hand: counts[3] };
         let clocks = match (numbers.get(11), numbers.get(12)) {
             (Some(h), Some(f)) => Some(Clocks {
                 half_move: number(h, "the half-move clock", &syntax)?,
@@ -279,16 +278,34 @@ impl Fen {
     }
 }
 
-impl Position {
+impl Setup {
     /// Reads a Sanmill FEN on `board` (a 24-point board), as [`Fen::read`],
     /// dropping the clocks.
     ///
     /// # Errors
     /// As [`Fen::read`].
-    pub fn from_fen(text: &str, board: &Board) -> Result<Position, FenError> {
+    pub fn from_fen(text: &str, board: &Board) -> Result<Setup, FenError> {
         Fen::read(text, board).map(|f| f.position)
     }
 
+    /// Reads a position in either notation: a Sanmill FEN when the text
+    /// holds a `/`, else `W:<points> B:<points> <w|b> [<in hand> <in hand>]`.
+    /// Stone counts are not checked against a rule set; [`Position::read_for`]
+    /// does that.
+    ///
+    /// # Errors
+    /// As [`Setup::from_fen`] or [`Setup::parse`] (as
+    /// [`FenError::Position`]).
+    pub fn read(text: &str, board: &Board) -> Result<Setup, FenError> {
+        if is_fen(text) {
+            Setup::from_fen(text, board)
+        } else {
+            Ok(Setup::parse(text, board)?)
+        }
+    }
+}
+
+impl Position {
     /// Writes the position as a Sanmill FEN under `rules` (a 24-point
     /// board), with the clocks of [`Clocks::estimate`].
     ///
@@ -313,69 +330,53 @@ impl Position {
                 s.push('/');
             }
             for &p in ring {
-                s.push(if self.white & (1 << p) != 0 {
+                s.push(if self.white() & (1 << p) != 0 {
                     'O'
-                } else if self.black & (1 << p) != 0 {
+                } else if self.black() & (1 << p) != 0 {
                     '@'
                 } else {
                     '*'
                 });
             }
         }
-        let side = match self.side_to_move {
+        let side = match self.side_to_move() {
             Color::White => 'w',
             Color::Black => 'b',
         };
         let phase = match self.outcome(rules) {
             Some(Outcome::Loss(_) | Outcome::Draw) => 'o',
-            None if self.white_in_hand > 0 || self.black_in_hand > 0 => 'p',
+            None if self.white_in_hand() > 0 || self.black_in_hand() > 0 => 'p',
             None => 'm',
         };
         let action = if self.us_in_hand() > 0 { 'p' } else { 's' };
         s.push_str(&format!(
             " {side} {phase} {action} {} {} {} {} 0 0 -1 -1 -1 -1 0 {} {} ids:nodes",
-            self.white.count_ones(),
-            self.white_in_hand,
-            self.black.count_ones(),
-            self.black_in_hand,
+            self.white().count_ones(),
+            self.white_in_hand(),
+            self.black().count_ones(),
+            self.black_in_hand(),
             clocks.half_move,
             clocks.full_move,
         ));
         Ok(s)
     }
 
-    /// Reads a position in either notation: a Sanmill FEN when the text
-    /// holds a `/`, else `W:<points> B:<points> <w|b> [<in hand> <in hand>]`.
-    /// Stone counts are not checked against a rule set; [`Position::read_for`]
-    /// does that.
-    ///
-    /// # Errors
-    /// As [`Position::from_fen`] or [`Position::parse`] (as
-    /// [`FenError::Position`]).
-    pub fn read(text: &str, board: &Board) -> Result<Position, FenError> {
-        if is_fen(text) {
-            Position::from_fen(text, board)
-        } else {
-            Ok(Position::parse(text, board)?)
-        }
-    }
-
     /// Reads a position of `rules` in either notation (as
-    /// [`Position::read`]) and checks it ([`Position::validate`]): the one
+    /// [`Setup::read`]) and checks it ([`Setup::validate`]): the one
     /// way text from a user becomes a position. The clocks are the FEN's, or
     /// estimated ([`Clocks::estimate`]) for the other notation.
     ///
     /// # Errors
-    /// As [`Position::read`], and [`FenError::Position`] for a position the
+    /// As [`Setup::read`], and [`FenError::Position`] for a position the
     /// rule set cannot have.
     pub fn read_for(text: &str, rules: &RuleSet) -> Result<(Position, Clocks), FenError> {
-        let (pos, clocks) = if is_fen(text) {
+        let (setup, clocks) = if is_fen(text) {
             let fen = Fen::read(text, rules.board())?;
             (fen.position, fen.clocks)
         } else {
-            (Position::parse(text, rules.board())?, None)
+            (Setup::parse(text, rules.board())?, None)
         };
-        pos.validate(rules)?;
+        let pos = setup.validate(rules)?;
         Ok((pos, clocks.unwrap_or_else(|| Clocks::estimate(&pos, rules))))
     }
 }
@@ -395,27 +396,29 @@ mod tests {
         let rules = RuleSet::preset("nine").unwrap();
         let start = Position::start(&rules);
         assert_eq!(start.to_fen(&rules).unwrap(), EXAMPLE);
-        assert_eq!(Position::from_fen(EXAMPLE, rules.board()).unwrap(), start);
+        assert_eq!(Setup::from_fen(EXAMPLE, rules.board()).unwrap(), start.to_setup());
     }
 
     #[test]
     fn rings_start_at_the_top_middle() {
         let rules = RuleSet::preset("nine").unwrap();
-        let p = Position::parse("W:d5,d6 B:d7,c5 b 7 7", rules.board()).unwrap();
+        // White to move with equal hands (Black to move would need one more
+        // in Black's hand: `Setup::validate`).
+        let p = Position::parse("W:d5,d6 B:d7,c5 w 7 7", &rules).unwrap();
         let fen = p.to_fen(&rules).unwrap();
-        assert!(fen.starts_with("O******@/O*******/@******* b p p 2 7 2 7"), "{fen}");
-        assert_eq!(Position::read(&fen, rules.board()).unwrap(), p);
+        assert!(fen.starts_with("O******@/O*******/@******* w p p 2 7 2 7"), "{fen}");
+        assert_eq!(Position::read_for(&fen, &rules).unwrap().0, p);
     }
 
     #[test]
     fn refuses_pending_removal_and_other_boards() {
         let rules = RuleSet::preset("nine").unwrap();
-        let e = Position::from_fen("OOO*****/********/@@****** b p r 3 6 2 7 0 1 0 0 0 0 0 0 3", rules.board())
-            .unwrap_err();
+        let e =
+            Setup::from_fen("OOO*****/********/@@****** b p r 3 6 2 7 0 1 0 0 0 0 0 0 3", rules.board()).unwrap_err();
         assert!(matches!(e, FenError::PendingRemoval { .. }), "{e}");
         assert!(e.to_string().contains("removal pending"));
         let six = RuleSet::preset("six").unwrap();
-        assert!(matches!(Position::from_fen(EXAMPLE, six.board()), Err(FenError::Board(_))));
+        assert!(matches!(Setup::from_fen(EXAMPLE, six.board()), Err(FenError::Board(_))));
     }
 
     /// FENs as Sanmill writes them today, taken from its sources (the
@@ -451,7 +454,7 @@ mod tests {
             ),
         ] {
             let read = Fen::read(fen, b).unwrap_or_else(|e| panic!("{fen}: {e}"));
-            assert_eq!(read.position, Position::parse(text, b).unwrap(), "{fen}");
+            assert_eq!(read.position, Setup::parse(text, b).unwrap(), "{fen}");
             assert_eq!(read.clocks, Some(Clocks { half_move: half, full_move: full }), "{fen}");
         }
     }
@@ -467,7 +470,10 @@ mod tests {
             "********/********/******** w p p 0 9 0 9 0 0 -1 -1 -1 -1 0 0 1 ids:nodes",
         ] {
             let read = Fen::read(fen, rules.board()).unwrap();
-            assert_eq!(read.position.to_fen_with_clocks(&rules, read.clocks.unwrap()).unwrap(), fen);
+            assert_eq!(
+                read.position.validate(&rules).unwrap().to_fen_with_clocks(&rules, read.clocks.unwrap()).unwrap(),
+                fen
+            );
         }
     }
 

@@ -6,7 +6,7 @@
 use std::fmt;
 
 use crate::board::{Bitboard, Board, Point, Points};
-use crate::position::{Color, Position};
+use crate::position::{Color, Position, Setup};
 use crate::rules::{NoMoveOutcome, RuleSet};
 
 /// A move: a placement (`from == None`), or a slide or flight from `from`
@@ -460,13 +460,14 @@ impl Position {
     /// The start of a game under `rules`: an empty board, White to move,
     /// each player with the rule set's stones in hand.
     pub fn start(rules: &RuleSet) -> Position {
-        Position {
+        // Trusted: an empty board and full hands, which every rule set allows.
+        Position::trusted(Setup {
             white: 0,
             black: 0,
             side_to_move: Color::White,
             white_in_hand: rules.stones(),
             black_in_hand: rules.stones(),
-        }
+        })
     }
 
     /// How the game has ended in this position, or `None` while the side to
@@ -484,7 +485,7 @@ impl Position {
     /// while the side to move has a legal move; the order of
     /// [`Position::outcome`]. The one place where the reason is decided.
     pub fn game_over(&self, rules: &RuleSet) -> Option<GameOver> {
-        let me = self.side_to_move;
+        let me = self.side_to_move();
         if let Some((side_to_move_lost, reason)) =
             decided_why(rules, self.us(), self.them(), self.us_in_hand(), self.them_in_hand())
         {
@@ -541,11 +542,15 @@ impl Position {
     }
 
     /// The position after `mv`, which the caller has taken from
-    /// [`Position::legal_moves`].
+    /// [`Position::legal_moves`] (or [`Position::parse_move`]): a trusted
+    /// constructor, since a legal move keeps every guarantee of
+    /// [`Position`] (stones stay on empty points of the board, a placement
+    /// takes one from the hand, the turn passes). Another move is not
+    /// checked and may break them.
     pub fn play_unchecked(&self, mv: Move) -> Position {
         let (us, them) = apply_move(self.us(), self.them(), mv);
         let us_in_hand = if mv.from.is_none() { self.us_in_hand() - 1 } else { self.us_in_hand() };
-        Position::from_relative(them, us, self.side_to_move.other(), self.them_in_hand(), us_in_hand)
+        Position::trusted(Setup::from_relative(them, us, self.side_to_move().other(), self.them_in_hand(), us_in_hand))
     }
 
     /// Finds the legal move written as `text` in RULES.md notation (several
@@ -580,7 +585,7 @@ impl Position {
             v.sort_unstable();
             v.join(", ")
         };
-        let me = self.side_to_move;
+        let me = self.side_to_move();
         if let Some(over) = self.game_over(rules) {
             return format!("the game is over: {over}");
         }
@@ -709,7 +714,7 @@ mod tests {
     use super::*;
 
     fn pos(rules: &RuleSet, text: &str) -> Position {
-        Position::parse(text, rules.board()).unwrap()
+        Position::parse(text, rules).unwrap()
     }
 
     fn notations(rules: &RuleSet, p: &Position) -> Vec<String> {

@@ -1,6 +1,11 @@
 //! Positions: the stones of each colour, the side to move and the stones in
 //! hand, with the text format of RULES.md ("Notation"):
 //! `W:<points> B:<points> <w|b> [<White in hand> <Black in hand>]`.
+//!
+//! Two types, as shakmaty's `Setup` and `Position`: a [`Setup`] is raw input
+//! (parsed text or FEN, or an edit), anything goes; [`Setup::validate`]
+//! checks it against a rule set once and gives a [`Position`], whose fields
+//! are private so that it stays what the rule set allows.
 
 use std::fmt;
 
@@ -94,10 +99,16 @@ pub enum PositionError {
     },
 }
 
-/// A position: stones of each colour (bitboards over the board's points),
-/// the side to move, and each side's stones in hand.
+/// A position as given, not yet checked: what [`Setup::parse`] and
+/// [`Setup::from_fen`] produce and what code that edits a position works
+/// on. Any values are allowed: stones outside the board, on both colours at
+/// once, more than a rule set gives, hands no game reaches.
+/// [`Setup::validate`] is the one step from a `Setup` to a [`Position`].
+///
+/// Bitboards are over the board's points (bit `p` is point `p` of
+/// [`Board::point_name`]); stones in hand are counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Position {
+pub struct Setup {
     /// White's stones on the board.
     pub white: Bitboard,
     /// Black's stones on the board.
@@ -110,73 +121,41 @@ pub struct Position {
     pub black_in_hand: u8,
 }
 
-impl Position {
-    /// Builds a position from the side to move's point of view: `us` are the
-    /// stones of `side_to_move`, `them` the opponent's.
-    pub fn from_relative(
-        us: Bitboard,
-        them: Bitboard,
-        side_to_move: Color,
-        us_in_hand: u8,
-        them_in_hand: u8,
-    ) -> Position {
+/// A position that a rule set allows: built by [`Setup::validate`] (or by
+/// one of the trusted constructors below, whose callers vouch for the same
+/// facts), so code that holds one does not check it again.
+///
+/// Guarantees, for the rule set `R` that validated it: the bitboards
+/// (over the board's points) hold only points of `R`'s board and no point
+/// of both colours; each player's stones on the board plus in hand are at
+/// most `R`'s stones (so stones in hand are `0..=stones`); and, outside the
+/// Lasker rule, the hands are ones a game reaches with this side to move
+/// (see [`Setup::validate`]). It does not record `R`: a position is used
+/// with the rule set it was made for (the table front-ends refuse one whose
+/// points are off their board, and one whose sector their rule set lacks).
+///
+/// Read it through the accessors; to edit one, take its [`Setup`]
+/// ([`Position::to_setup`]), change that and validate it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    white: Bitboard,
+    black: Bitboard,
+    side_to_move: Color,
+    white_in_hand: u8,
+    black_in_hand: u8,
+}
+
+impl Setup {
+    /// A setup from the side to move's point of view: `us` are the stones
+    /// of `side_to_move`, `them` the opponent's.
+    pub fn from_relative(us: Bitboard, them: Bitboard, side_to_move: Color, us_in_hand: u8, them_in_hand: u8) -> Setup {
         match side_to_move {
-            Color::White => Position {
-                white: us,
-                black: them,
-                side_to_move,
-                white_in_hand: us_in_hand,
-                black_in_hand: them_in_hand,
-            },
-            Color::Black => Position {
-                white: them,
-                black: us,
-                side_to_move,
-                white_in_hand: them_in_hand,
-                black_in_hand: us_in_hand,
-            },
-        }
-    }
-
-    /// The side to move's stones on the board.
-    pub fn us(&self) -> Bitboard {
-        match self.side_to_move {
-            Color::White => self.white,
-            Color::Black => self.black,
-        }
-    }
-
-    /// The opponent's stones on the board.
-    pub fn them(&self) -> Bitboard {
-        match self.side_to_move {
-            Color::White => self.black,
-            Color::Black => self.white,
-        }
-    }
-
-    /// The side to move's stones in hand.
-    pub fn us_in_hand(&self) -> u8 {
-        match self.side_to_move {
-            Color::White => self.white_in_hand,
-            Color::Black => self.black_in_hand,
-        }
-    }
-
-    /// The opponent's stones in hand.
-    pub fn them_in_hand(&self) -> u8 {
-        match self.side_to_move {
-            Color::White => self.black_in_hand,
-            Color::Black => self.white_in_hand,
-        }
-    }
-
-    /// The sector of this position.
-    pub fn sector(&self) -> Sector {
-        Sector {
-            w: self.us().count_ones() as u8,
-            b: self.them().count_ones() as u8,
-            wh: self.us_in_hand(),
-            bh: self.them_in_hand(),
+            Color::White => {
+                Setup { white: us, black: them, side_to_move, white_in_hand: us_in_hand, black_in_hand: them_in_hand }
+            }
+            Color::Black => {
+                Setup { white: them, black: us, side_to_move, white_in_hand: them_in_hand, black_in_hand: us_in_hand }
+            }
         }
     }
 
@@ -186,8 +165,8 @@ impl Position {
     /// [`PositionError::Syntax`] for text not in the format,
     /// [`PositionError::UnknownPoint`], [`PositionError::Duplicate`] and
     /// [`PositionError::Overlap`] for bad point lists. Stone counts are
-    /// checked by [`Position::validate`].
-    pub fn parse(text: &str, board: &Board) -> Result<Position, PositionError> {
+    /// checked by [`Setup::validate`].
+    pub fn parse(text: &str, board: &Board) -> Result<Setup, PositionError> {
         let syntax = |why: &str| PositionError::Syntax { text: text.to_string(), why: why.to_string() };
         let tokens: Vec<&str> = text.split_whitespace().collect();
         let (mut white, mut black, mut side) = (None, None, None);
@@ -231,7 +210,7 @@ impl Position {
         if let Some(p) = Points(white & black).next() {
             return Err(PositionError::Overlap(board.point_name(p).to_string()));
         }
-        Ok(Position { white, black, side_to_move: side, white_in_hand, black_in_hand })
+        Ok(Setup { white, black, side_to_move: side, white_in_hand, black_in_hand })
     }
 
     /// Checks the position against a rule set: each player's stones on the
@@ -242,10 +221,12 @@ impl Position {
     /// equal, with Black to move Black's holds one more; once both are empty
     /// either side may be to move).
     ///
+    /// This is the one checked step from raw input to a [`Position`].
+    ///
     /// # Errors
-    /// [`PositionError::TooManyStones`], [`PositionError::Overlap`] or
-    /// [`PositionError::ImpossibleHands`].
-    pub fn validate(&self, rules: &RuleSet) -> Result<(), PositionError> {
+    /// [`PositionError::TooManyStones`] (also for a stone off the board),
+    /// [`PositionError::Overlap`] or [`PositionError::ImpossibleHands`].
+    pub fn validate(self, rules: &RuleSet) -> Result<Position, PositionError> {
         if let Some(p) = Points(self.white & self.black).next() {
             return Err(PositionError::Overlap(rules.board().point_name(p).to_string()));
         }
@@ -286,11 +267,12 @@ impl Position {
                 });
             }
         }
-        Ok(())
+        Ok(Position::trusted(self))
     }
 
     /// The text form, points in the board's name order (a1, a4, a7, b2, ...),
-    /// hands omitted when both are empty.
+    /// hands omitted when both are empty. Every stone must be a point of
+    /// `board` (as [`Setup::parse`] and a [`Position`] give them).
     pub fn to_text(&self, board: &Board) -> String {
         let list = |set: Bitboard| {
             let mut names: Vec<&str> = Points(set).map(|p| board.point_name(p)).collect();
@@ -309,7 +291,8 @@ impl Position {
     }
 
     /// An ASCII drawing of the position on the 24- or 16-point board
-    /// (`O` White, `@` Black, `.` empty), with the side to move and hands.
+    /// (`O` White, `@` Black, `.` empty), with the side to move and hands;
+    /// a stone off `board` is not drawn.
     pub fn diagram(&self, board: &Board) -> String {
         let mut out = String::new();
         let names = board.point_names();
@@ -350,6 +333,138 @@ impl Position {
     }
 }
 
+impl Position {
+    /// A position the caller vouches for (see [`Position`]'s guarantees):
+    /// inside morris-db, a start position, a child made by move generation,
+    /// or a setup already checked.
+    pub(crate) fn trusted(setup: Setup) -> Position {
+        let Setup { white, black, side_to_move, white_in_hand, black_in_hand } = setup;
+        Position { white, black, side_to_move, white_in_hand, black_in_hand }
+    }
+
+    /// The position of a slot of a sector's table: `us` (the side to move's
+    /// stones) and `them` as decoded from the sector's index
+    /// ([`crate::SectorIndex`], or the enumeration of a table's slots), the
+    /// hands the sector's (`sector.wh` for the side to move, `sector.bh` for
+    /// the opponent). Not checked: for code that walks a table (verifiers,
+    /// the prover's leaves, the longest-win search, Malom's files), where
+    /// validating every slot would cost more than the walk.
+    ///
+    /// Contract: `sector` is one the rule set the position is used with
+    /// has ([`RuleSet::check_sector`]); `us` and `them` are disjoint sets of
+    /// that board's points with `sector.w` and `sector.b` stones; outside
+    /// the Lasker rule, `side_to_move` is one a game reaches with these
+    /// hands (White when they are equal and not both empty, Black when the
+    /// side to move holds one more). Debug builds check the counts and
+    /// disjointness. Anything else goes through [`Setup::validate`].
+    pub fn from_sector(sector: Sector, side_to_move: Color, us: Bitboard, them: Bitboard) -> Position {
+        debug_assert_eq!(us & them, 0, "a stone of both colours");
+        debug_assert_eq!(us.count_ones(), u32::from(sector.w), "stones of the side to move");
+        debug_assert_eq!(them.count_ones(), u32::from(sector.b), "stones of the opponent");
+        Position::trusted(Setup::from_relative(us, them, side_to_move, sector.wh, sector.bh))
+    }
+
+    /// The raw description of this position, to edit (then validate again)
+    /// or to write out.
+    pub fn to_setup(&self) -> Setup {
+        let Position { white, black, side_to_move, white_in_hand, black_in_hand } = *self;
+        Setup { white, black, side_to_move, white_in_hand, black_in_hand }
+    }
+
+    /// White's stones on the board (a bitboard over the board's points).
+    pub fn white(&self) -> Bitboard {
+        self.white
+    }
+
+    /// Black's stones on the board (a bitboard over the board's points).
+    pub fn black(&self) -> Bitboard {
+        self.black
+    }
+
+    /// The player to move.
+    pub fn side_to_move(&self) -> Color {
+        self.side_to_move
+    }
+
+    /// White's stones in hand (`0..=` the rule set's stones).
+    pub fn white_in_hand(&self) -> u8 {
+        self.white_in_hand
+    }
+
+    /// Black's stones in hand (`0..=` the rule set's stones).
+    pub fn black_in_hand(&self) -> u8 {
+        self.black_in_hand
+    }
+
+    /// The side to move's stones on the board.
+    pub fn us(&self) -> Bitboard {
+        match self.side_to_move {
+            Color::White => self.white,
+            Color::Black => self.black,
+        }
+    }
+
+    /// The opponent's stones on the board.
+    pub fn them(&self) -> Bitboard {
+        match self.side_to_move {
+            Color::White => self.black,
+            Color::Black => self.white,
+        }
+    }
+
+    /// The side to move's stones in hand.
+    pub fn us_in_hand(&self) -> u8 {
+        match self.side_to_move {
+            Color::White => self.white_in_hand,
+            Color::Black => self.black_in_hand,
+        }
+    }
+
+    /// The opponent's stones in hand.
+    pub fn them_in_hand(&self) -> u8 {
+        match self.side_to_move {
+            Color::White => self.black_in_hand,
+            Color::Black => self.white_in_hand,
+        }
+    }
+
+    /// The sector of this position (stones from the side to move's point of
+    /// view).
+    pub fn sector(&self) -> Sector {
+        Sector {
+            w: self.us().count_ones() as u8,
+            b: self.them().count_ones() as u8,
+            wh: self.us_in_hand(),
+            bh: self.them_in_hand(),
+        }
+    }
+
+    /// Parses the text format and validates the result under `rules`
+    /// ([`Setup::parse`], then [`Setup::validate`]).
+    ///
+    /// # Errors
+    /// As [`Setup::parse`] and [`Setup::validate`].
+    pub fn parse(text: &str, rules: &RuleSet) -> Result<Position, PositionError> {
+        Setup::parse(text, rules.board())?.validate(rules)
+    }
+
+    /// The text form, as [`Setup::to_text`].
+    pub fn to_text(&self, board: &Board) -> String {
+        self.to_setup().to_text(board)
+    }
+
+    /// The ASCII drawing, as [`Setup::diagram`].
+    pub fn diagram(&self, board: &Board) -> String {
+        self.to_setup().diagram(board)
+    }
+}
+
+impl From<Position> for Setup {
+    fn from(pos: Position) -> Setup {
+        pos.to_setup()
+    }
+}
+
 fn parse_points(list: &str, board: &Board) -> Result<Bitboard, PositionError> {
     let mut set: Bitboard = 0;
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
@@ -372,12 +487,13 @@ mod tests {
     fn parses_the_readme_example() {
         let rules = RuleSet::preset("nine").unwrap();
         let b = rules.board();
-        let p = Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", b).unwrap();
+        let p = Setup::parse("W:a4,a1,d3 B:a7,d1,c4 w", b).unwrap();
         assert_eq!(p.white.count_ones(), 3);
         assert_eq!(p.side_to_move, Color::White);
         assert_eq!(p.to_text(b), "W:a1,a4,d3 B:a7,c4,d1 w");
-        assert_eq!(Position::parse(&p.to_text(b), b).unwrap(), p);
-        let q = Position::parse("W:d6 B: b 8 9", b).unwrap();
+        assert_eq!(Setup::parse(&p.to_text(b), b).unwrap(), p);
+        assert_eq!(Position::parse(&p.to_text(b), &rules).unwrap().to_setup(), p);
+        let q = Setup::parse("W:d6 B: b 8 9", b).unwrap();
         assert_eq!((q.white_in_hand, q.black_in_hand, q.black), (8, 9, 0));
     }
 
@@ -385,13 +501,13 @@ mod tests {
     fn rejects_bad_input() {
         let rules = RuleSet::preset("nine").unwrap();
         let b = rules.board();
-        assert!(matches!(Position::parse("W:a4,z9 B:a7 w", b), Err(PositionError::UnknownPoint { .. })));
-        assert!(matches!(Position::parse("W:a4 B:a4 w", b), Err(PositionError::Overlap(_))));
-        assert!(matches!(Position::parse("W:a4,a4 B:a7 w", b), Err(PositionError::Duplicate(_))));
-        assert!(matches!(Position::parse("W:a4 B:a7", b), Err(PositionError::Syntax { .. })));
-        assert!(matches!(Position::parse("W:a4 B:a7 x", b), Err(PositionError::Syntax { .. })));
-        assert!(matches!(Position::parse("W:a4 B:a7 w 3", b), Err(PositionError::Syntax { .. })));
-        let p = Position::parse("W:a4 B:a7 w 9 0", b).unwrap();
+        assert!(matches!(Setup::parse("W:a4,z9 B:a7 w", b), Err(PositionError::UnknownPoint { .. })));
+        assert!(matches!(Setup::parse("W:a4 B:a4 w", b), Err(PositionError::Overlap(_))));
+        assert!(matches!(Setup::parse("W:a4,a4 B:a7 w", b), Err(PositionError::Duplicate(_))));
+        assert!(matches!(Setup::parse("W:a4 B:a7", b), Err(PositionError::Syntax { .. })));
+        assert!(matches!(Setup::parse("W:a4 B:a7 x", b), Err(PositionError::Syntax { .. })));
+        assert!(matches!(Setup::parse("W:a4 B:a7 w 3", b), Err(PositionError::Syntax { .. })));
+        let p = Setup::parse("W:a4 B:a7 w 9 0", b).unwrap();
         assert!(matches!(p.validate(&rules), Err(PositionError::TooManyStones { .. })));
     }
 
@@ -409,7 +525,7 @@ mod tests {
             ("W:b2,b4 B: b 4 6", "White has placed 2 stones and Black 0, yet it is Black's turn"),
             ("W:b2 B: w 0 1", "White has placed 6 stones and Black 5, yet it is White's turn"),
         ] {
-            let e = Position::parse(text, b).unwrap().validate(&six).unwrap_err();
+            let e = Setup::parse(text, b).unwrap().validate(&six).unwrap_err();
             assert!(matches!(e, PositionError::ImpossibleHands { .. }), "{text}: {e}");
             assert!(e.to_string().contains(why), "{text}: {e}");
         }
@@ -421,10 +537,10 @@ mod tests {
             "W:b2,b4,b6 B:d6,d2,f2 w",
             "W:b2,b4,b6 B:d6,d2,f2 b",
         ] {
-            Position::parse(text, b).unwrap().validate(&six).unwrap_or_else(|e| panic!("{text}: {e}"));
+            Setup::parse(text, b).unwrap().validate(&six).unwrap_or_else(|e| panic!("{text}: {e}"));
         }
         // Lasker: a player may move instead of placing, so any hands.
         let lasker = RuleSet::preset("lasker").unwrap();
-        Position::parse("W:a1 B: w 9 10", lasker.board()).unwrap().validate(&lasker).unwrap();
+        Setup::parse("W:a1 B: w 9 10", lasker.board()).unwrap().validate(&lasker).unwrap();
     }
 }

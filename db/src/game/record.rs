@@ -385,7 +385,7 @@ pub fn replay(rules: &RuleSet, start: Position, first_number: u32, record: &Reco
     // fixed by the first number written.
     let mut offset: Option<u32> = None;
     for (i, written) in record.moves.iter().enumerate() {
-        let number = MoveNumber::of_ply(i as u32 + 1, start.side_to_move);
+        let number = MoveNumber::of_ply(i as u32 + 1, start.side_to_move());
         if let Some(w) = written.number {
             let expected_black = number.color == Color::Black;
             let off = *offset.get_or_insert(

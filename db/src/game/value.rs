@@ -201,6 +201,87 @@ impl fmt::Display for Value {
     }
 }
 
+/// Counts of values: wins, losses and draws for the side to move, and the
+/// longest win and the longest loss (DTM, in plies). The one place where a
+/// table's statistics are added up: a table header's counts
+/// ([`crate::TableHeader::for_entries`], the WDL export), `morris verify`'s
+/// re-count, the census of Malom's files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Positions won by the side to move.
+    pub wins: u64,
+    /// Positions lost by the side to move.
+    pub losses: u64,
+    /// Drawn positions.
+    pub draws: u64,
+    /// The longest win; `None` without wins.
+    pub longest_win: Option<Odd>,
+    /// The longest loss; `None` without losses.
+    pub longest_loss: Option<Even>,
+}
+
+impl Tally {
+    /// Counts one more position of value `v`.
+    #[inline]
+    pub fn add(&mut self, v: Value) {
+        match v {
+            Value::Win(n) => {
+                self.wins += 1;
+                self.longest_win = self.longest_win.max(Some(n));
+            }
+            Value::Loss(n) => {
+                self.losses += 1;
+                self.longest_loss = self.longest_loss.max(Some(n));
+            }
+            Value::Draw => self.draws += 1,
+        }
+    }
+
+    /// The tally of both: counts added, the longer distances kept.
+    pub fn merge(self, other: Tally) -> Tally {
+        Tally {
+            wins: self.wins + other.wins,
+            losses: self.losses + other.losses,
+            draws: self.draws + other.draws,
+            longest_win: self.longest_win.max(other.longest_win),
+            longest_loss: self.longest_loss.max(other.longest_loss),
+        }
+    }
+
+    /// The positions counted: wins + losses + draws.
+    pub fn positions(&self) -> u64 {
+        self.wins + self.losses + self.draws
+    }
+
+    /// The longest win in plies as a table header stores it: 0 without
+    /// wins.
+    pub fn max_win(&self) -> u32 {
+        self.longest_win.map_or(0, u32::from)
+    }
+
+    /// The longest loss in plies as a table header stores it: 0 without
+    /// losses (and for `Loss(0)` alone).
+    pub fn max_loss(&self) -> u32 {
+        self.longest_loss.map_or(0, u32::from)
+    }
+}
+
+impl Extend<Value> for Tally {
+    fn extend<I: IntoIterator<Item = Value>>(&mut self, values: I) {
+        for v in values {
+            self.add(v);
+        }
+    }
+}
+
+impl FromIterator<Value> for Tally {
+    fn from_iter<I: IntoIterator<Item = Value>>(values: I) -> Tally {
+        let mut t = Tally::default();
+        t.extend(values);
+        t
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,5 +329,18 @@ mod tests {
                 Value::loss(2).unwrap()
             ]
         );
+    }
+    #[test]
+    fn a_tally_counts_values_and_keeps_the_longest_distances() {
+        let v = |p: u16| Value::from_ply(p);
+        let a: Tally = [v(3), Value::Draw, v(0), v(7), v(2)].into_iter().collect();
+        assert_eq!((a.wins, a.losses, a.draws, a.positions()), (2, 2, 1, 5));
+        assert_eq!((a.max_win(), a.max_loss()), (7, 2));
+        let b: Tally = [v(9), Value::Draw].into_iter().collect();
+        let m = a.merge(b);
+        assert_eq!((m.wins, m.losses, m.draws, m.max_win(), m.max_loss()), (3, 2, 2, 9, 2));
+        let only_lost: Tally = [Value::LOST].into_iter().collect();
+        assert_eq!((only_lost.longest_loss, only_lost.max_loss(), only_lost.max_win()), (Some(Even(0)), 0, 0));
+        assert_eq!(Tally::default().longest_win, None);
     }
 }

@@ -39,8 +39,7 @@ use crate::store::{FileKind, Store};
 use crate::table::{write_checked, write_table, Table, TableError, TableHeader, HEADER_SIZE};
 use crate::value::PADDING_ENTRY;
 
-/// Entry encoding of compressed tables (header field at offset 48).
-pub const ENCODING_DTM8_ZSTD: u32 = 2;
+pub use crate::storage::header::ENCODING_DTM8_ZSTD;
 pub use crate::store::COMPRESSED_EXTENSION;
 /// Slots per independently compressed block.
 pub const BLOCK_ENTRIES: usize = 4096;
@@ -63,9 +62,10 @@ fn code_of(entry: u16) -> u8 {
     }
 }
 
-/// Where the parts of a compressed table's payload lie in its file.
+/// Where the parts of a compressed table's payload lie in its file (read
+/// when a [`Table`] is opened; its fields are private).
 #[derive(Debug)]
-pub(crate) struct CompressedLayout {
+pub struct CompressedLayout {
     /// Distinguishes tables in the per-thread block cache.
     id: u64,
     entry_count: u64,

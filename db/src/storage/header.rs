@@ -6,6 +6,9 @@
 //! bytes at offset 96 its own way ([`OwnFields`]):
 //! [`TableHeader`](crate::TableHeader) is `Header<DtmFields>`,
 //! [`WdlHeader`](crate::wdl::WdlHeader) is `Header<WdlFields>`.
+//! [`MappedFile`] is an open file of either format: path, checked header
+//! and mapping ([`Table`](crate::Table) is `MappedFile<DtmFields>`,
+//! [`WdlTable`](crate::wdl::WdlTable) is `MappedFile<WdlFields>`).
 //!
 //! | offset | size | field |
 //! |---:|---:|---|
@@ -28,18 +31,31 @@
 //! | 112 | 8 | reserved, zero |
 //! | 120 | 8 | XXH3-64 of header bytes 0..120 |
 
-use std::path::Path;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
+use memmap2::Mmap;
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::mapped::{map_file, open_file};
 use crate::rules::RuleSet;
 use crate::sector::Sector;
 use crate::table::TableError;
+use crate::value::Tally;
 
 /// The size of the header in bytes.
 pub const HEADER_SIZE: usize = 128;
 /// The index scheme this library uses ([`crate::index`]).
 pub const INDEX_VERSION: u32 = 1;
+
+// The entry encodings (offset 48), one number each across all formats.
+/// Entry encoding of DTM tables: 16-bit DTM entries ([`crate::value`]).
+pub const ENCODING_DTM16: u32 = 1;
+/// Entry encoding of compressed DTM tables ([`crate::compressed`]).
+pub const ENCODING_DTM8_ZSTD: u32 = 2;
+/// Entry encoding of WDL files: five slots per byte in base 3
+/// ([`crate::wdl`]).
+pub const ENCODING_WDL_BASE3: u32 = 3;
 
 /// What tells one file format from another in the shared header.
 #[derive(Debug)]
@@ -57,6 +73,8 @@ pub struct Format {
     pub version_remedy: &'static str,
     /// Why a file with another magic is not of this format.
     pub wrong_magic: fn(&[u8]) -> &'static str,
+    /// How a file of this format is named in errors (`table`, `file`).
+    pub noun: &'static str,
 }
 
 /// A format's own part of the header: the 8 bytes at offset 96, and the
@@ -68,6 +86,37 @@ pub trait OwnFields: Clone + std::fmt::Debug + PartialEq + Eq {
     fn to_bytes(&self) -> [u8; 8];
     /// Reads bytes 96..104.
     fn from_bytes(bytes: [u8; 8]) -> Self;
+    /// What the format reads from the file when it is opened (where a
+    /// compressed table's blocks lie; `()` for none).
+    type Layout: std::fmt::Debug + Send + Sync;
+    /// Checks the size of a mapped file whose header is `header` and reads
+    /// its [`OwnFields::Layout`].
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] naming the first part that is wrong (see
+    /// [`check_file_size`]).
+    fn layout(header: &Header<Self>, map: &[u8], path: &Path) -> Result<Self::Layout, TableError>;
+}
+
+/// Checks that a mapped file of `len` bytes is the header and
+/// `payload` bytes (`None`: more than can be addressed).
+///
+/// # Errors
+/// [`TableError::Corrupt`], field `file size`.
+pub fn check_file_size<F>(header: &Header<F>, len: usize, payload: Option<u64>, path: &Path) -> Result<(), TableError> {
+    let expected = payload.and_then(|p| p.checked_add(HEADER_SIZE as u64));
+    if expected != Some(len as u64) {
+        return Err(TableError::corrupt(
+            path,
+            "file size",
+            format!(
+                "{len} bytes, but the header's {} entries need {} bytes (cut short or extended)",
+                header.entry_count,
+                expected.map_or("too many".to_string(), |e| e.to_string())
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The header of a file of ours: the fields every format shares, and the
@@ -99,8 +148,15 @@ pub struct Header<F> {
     pub payload_checksum: u64,
 }
 
-fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> TableError {
-    TableError::Corrupt { path: path.to_path_buf(), field, detail: detail.into() }
+impl<F> Header<F> {
+    /// Sets the counts (canonical positions, wins, losses, draws) to those
+    /// of `tally`.
+    pub fn set_counts(&mut self, tally: &Tally) {
+        self.canonical_positions = tally.positions();
+        self.wins = tally.wins;
+        self.losses = tally.losses;
+        self.draws = tally.draws;
+    }
 }
 
 impl<F: OwnFields> Header<F> {
@@ -124,7 +180,7 @@ impl<F: OwnFields> Header<F> {
             return Err(TableError::SectorMismatch { path: path.to_path_buf(), found: self.sector, expected: sector });
         }
         if self.entry_count != expected_entries {
-            return Err(corrupt(
+            return Err(TableError::corrupt(
                 path,
                 "entry count",
                 format!("{}, but sector {sector} has {expected_entries} slots", self.entry_count),
@@ -134,18 +190,17 @@ impl<F: OwnFields> Header<F> {
     }
 
     /// Compares the XXH3-64 of `payload` (the file's bytes after the
-    /// header) with the header's; `what` names the file in the message
-    /// (`table`, `file`).
+    /// header) with the header's.
     ///
     /// # Errors
     /// [`TableError::Corrupt`] with field `payload checksum` on a mismatch.
-    pub fn check_payload(&self, path: &Path, payload: &[u8], what: &str) -> Result<(), TableError> {
+    pub fn check_payload(&self, path: &Path, payload: &[u8]) -> Result<(), TableError> {
         let sum = xxh3_64(payload);
         if sum != self.payload_checksum {
-            return Err(corrupt(
+            return Err(TableError::corrupt(
                 path,
                 "payload checksum",
-                format!("{sum:016x}, header says {:016x}: the {what} is damaged", self.payload_checksum),
+                format!("{sum:016x}, header says {:016x}: the {} is damaged", self.payload_checksum, F::FORMAT.noun),
             ));
         }
         Ok(())
@@ -186,7 +241,7 @@ impl<F: OwnFields> Header<F> {
     pub fn decode(bytes: &[u8], path: &Path) -> Result<Header<F>, TableError> {
         let format = &F::FORMAT;
         if bytes.len() < HEADER_SIZE {
-            return Err(corrupt(
+            return Err(TableError::corrupt(
                 path,
                 "file size",
                 format!("{} bytes, shorter than the {HEADER_SIZE}-byte header", bytes.len()),
@@ -195,11 +250,11 @@ impl<F: OwnFields> Header<F> {
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or([0; 4]));
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap_or([0; 8]));
         if bytes[0..8] != format.magic {
-            return Err(corrupt(path, "magic", (format.wrong_magic)(&bytes[0..8])));
+            return Err(TableError::corrupt(path, "magic", (format.wrong_magic)(&bytes[0..8])));
         }
         let version = u32_at(8);
         if version != format.version {
-            return Err(corrupt(
+            return Err(TableError::corrupt(
                 path,
                 "version",
                 format!(
@@ -209,21 +264,30 @@ impl<F: OwnFields> Header<F> {
             ));
         }
         if xxh3_64(&bytes[0..120]) != u64_at(120) {
-            return Err(corrupt(path, "header checksum", "the header was changed or damaged"));
+            return Err(TableError::corrupt(path, "header checksum", "the header was changed or damaged"));
         }
         if u32_at(12) as usize != HEADER_SIZE {
-            return Err(corrupt(path, "header size", format!("{}, expected {HEADER_SIZE}", u32_at(12))));
+            return Err(TableError::corrupt(path, "header size", format!("{}, expected {HEADER_SIZE}", u32_at(12))));
         }
         if u32_at(44) != INDEX_VERSION {
-            return Err(corrupt(path, "index version", format!("{}, expected {INDEX_VERSION}", u32_at(44))));
+            return Err(TableError::corrupt(
+                path,
+                "index version",
+                format!("{}, expected {INDEX_VERSION}", u32_at(44)),
+            ));
         }
         let encoding = u32_at(48);
         if !format.encodings.contains(&encoding) {
             let expected: Vec<String> = format.encodings.iter().map(u32::to_string).collect();
-            return Err(corrupt(path, "entry encoding", format!("{encoding}, expected {}", expected.join(" or "))));
+            return Err(TableError::corrupt(
+                path,
+                "entry encoding",
+                format!("{encoding}, expected {}", expected.join(" or ")),
+            ));
         }
         let name_bytes: Vec<u8> = bytes[24..40].iter().copied().take_while(|&c| c != 0).collect();
-        let rules_name = String::from_utf8(name_bytes).map_err(|_| corrupt(path, "rule-set name", "not UTF-8"))?;
+        let rules_name =
+            String::from_utf8(name_bytes).map_err(|_| TableError::corrupt(path, "rule-set name", "not UTF-8"))?;
         let mut own = [0u8; 8];
         own.copy_from_slice(&bytes[96..104]);
         let h = Header {
@@ -241,8 +305,118 @@ impl<F: OwnFields> Header<F> {
         };
         let sum = h.wins.checked_add(h.losses).and_then(|s| s.checked_add(h.draws));
         if sum != Some(h.canonical_positions) || h.canonical_positions > h.entry_count {
-            return Err(corrupt(path, "statistics", "wins + losses + draws do not add up to the canonical positions"));
+            return Err(TableError::corrupt(
+                path,
+                "statistics",
+                "wins + losses + draws do not add up to the canonical positions",
+            ));
         }
         Ok(h)
+    }
+}
+
+/// An open, memory-mapped file of ours: its path, its checked header, the
+/// mapping and what its format read from it when it was opened
+/// ([`OwnFields::Layout`]). The file's size was checked when it was opened;
+/// the payload checksum is checked by [`MappedFile::verify_checksum`] (a
+/// full read).
+#[derive(Debug)]
+pub struct MappedFile<F: OwnFields> {
+    path: PathBuf,
+    header: Header<F>,
+    map: Mmap,
+    layout: F::Layout,
+}
+
+impl<F: OwnFields> MappedFile<F> {
+    /// Opens a file and checks its header and size, without knowing the
+    /// rule set (for `morris stats`).
+    ///
+    /// # Errors
+    /// [`TableError::Io`] if it cannot be read, [`TableError::Corrupt`] for
+    /// a bad header or a size that does not match the entry count.
+    pub fn open_unchecked(path: &Path) -> Result<MappedFile<F>, TableError> {
+        let io = |e| TableError::io(path, e);
+        let mut file = open_file(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        if len < HEADER_SIZE as u64 {
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes).map_err(io)?;
+            Header::<F>::decode(&bytes, path)?;
+        }
+        // SAFETY: our files are written under a temporary name and renamed
+        // into place, never changed afterwards (see `map_file`).
+        let map = unsafe { map_file(&file) }.map_err(io)?;
+        let header = Header::<F>::decode(&map, path)?;
+        let layout = F::layout(&header, &map, path)?;
+        Ok(MappedFile { path: path.to_path_buf(), header, map, layout })
+    }
+
+    /// Opens `found`, the file of `sector` of `rules`, and checks that it
+    /// belongs to that rule set and sector and has `expected_entries`
+    /// slots; `None` when there is none, `missing` then being the path
+    /// named in the error.
+    ///
+    /// # Errors
+    /// [`TableError::Missing`], [`TableError::RuleSetMismatch`],
+    /// [`TableError::SectorMismatch`], [`TableError::Corrupt`] and
+    /// [`TableError::Io`] as their names say.
+    pub(crate) fn open_found(
+        found: Option<PathBuf>,
+        missing: PathBuf,
+        rules: &RuleSet,
+        sector: Sector,
+        expected_entries: u64,
+    ) -> Result<MappedFile<F>, TableError> {
+        let Some(path) = found else {
+            return Err(TableError::Missing { sector, path: missing });
+        };
+        let file = MappedFile::open_unchecked(&path)?;
+        file.check(rules, sector, expected_entries)?;
+        Ok(file)
+    }
+
+    /// Checks the header against a rule set, sector and entry count.
+    ///
+    /// # Errors
+    /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`], or
+    /// [`TableError::Corrupt`] (field `entry count`).
+    pub fn check(&self, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<(), TableError> {
+        self.header.check(&self.path, rules, sector, expected_entries)
+    }
+
+    /// Reads the whole payload and compares its XXH3-64 with the header's.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] with field `payload checksum` on a mismatch.
+    pub fn verify_checksum(&self) -> Result<(), TableError> {
+        self.header.check_payload(&self.path, &self.map[HEADER_SIZE..])
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header<F> {
+        &self.header
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The size of the file in bytes.
+    pub fn file_size(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// The whole file, header included.
+    #[inline]
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// What the format read when the file was opened.
+    #[inline]
+    pub(crate) fn layout(&self) -> &F::Layout {
+        &self.layout
     }
 }

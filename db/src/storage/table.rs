@@ -34,27 +34,23 @@
 //! exist.
 
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use memmap2::Mmap;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::compressed::{CompressedLayout, ENCODING_DTM8_ZSTD};
-use crate::mapped::map_file;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
-use crate::storage::header::{Format, Header, OwnFields};
+use crate::storage::header::{check_file_size, Format, Header, MappedFile, OwnFields};
 use crate::store::Store;
-use crate::value::{Value, PADDING_ENTRY};
+use crate::value::{Tally, Value, PADDING_ENTRY};
 
 /// The file magic.
 pub const MAGIC: [u8; 8] = *b"MORRISTB";
 /// The format version this library reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
-pub use crate::storage::header::{HEADER_SIZE, INDEX_VERSION};
-/// Entry encoding: 16-bit DTM entries ([`crate::value`]).
-pub const ENCODING_DTM16: u32 = 1;
+pub use crate::storage::header::{ENCODING_DTM16, HEADER_SIZE, INDEX_VERSION};
 
 /// What is wrong with a table file. Every variant names the file.
 #[derive(Debug, thiserror::Error)]
@@ -115,11 +111,13 @@ pub enum TableError {
 }
 
 impl TableError {
-    fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> TableError {
+    /// A [`TableError::Corrupt`] of `path`.
+    pub(crate) fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> TableError {
         TableError::Corrupt { path: path.to_path_buf(), field, detail: detail.into() }
     }
 
-    fn io(path: &Path, source: io::Error) -> TableError {
+    /// A [`TableError::Io`] of `path`.
+    pub(crate) fn io(path: &Path, source: io::Error) -> TableError {
         TableError::Io { path: path.to_path_buf(), error: source }
     }
 }
@@ -137,6 +135,13 @@ pub struct DtmFields {
     pub max_loss: u32,
 }
 
+impl DtmFields {
+    /// The longest win and loss of `tally`.
+    pub fn of(tally: &Tally) -> DtmFields {
+        DtmFields { max_win: tally.max_win(), max_loss: tally.max_loss() }
+    }
+}
+
 impl OwnFields for DtmFields {
     const FORMAT: Format = Format {
         magic: MAGIC,
@@ -145,7 +150,19 @@ impl OwnFields for DtmFields {
         version_name: "format version",
         version_remedy: "re-solve the table or use a matching release",
         wrong_magic: |_| "not a morris table (magic is not MORRISTB)",
+        noun: "table",
     };
+
+    /// `Some` for a compressed table: where its blocks lie.
+    type Layout = Option<CompressedLayout>;
+
+    fn layout(header: &TableHeader, map: &[u8], path: &Path) -> Result<Option<CompressedLayout>, TableError> {
+        if header.encoding == ENCODING_DTM8_ZSTD {
+            return CompressedLayout::parse(map, header, path).map(Some);
+        }
+        check_file_size(header, map.len(), header.entry_count.checked_mul(2), path)?;
+        Ok(None)
+    }
 
     fn to_bytes(&self) -> [u8; 8] {
         let mut b = [0u8; 8];
@@ -164,6 +181,7 @@ impl TableHeader {
     /// The header for `entries` of `sector` under `rules`: counts, longest
     /// distances and checksum computed from the entries.
     pub fn for_entries(rules: &RuleSet, sector: Sector, entries: &[u16]) -> TableHeader {
+        let tally: Tally = entries.iter().filter_map(|&e| Value::from_entry(e)).collect();
         let mut h = TableHeader {
             rules_fingerprint: rules.fingerprint(),
             rules_name: rules.header_name().to_string(),
@@ -173,25 +191,11 @@ impl TableHeader {
             wins: 0,
             losses: 0,
             draws: 0,
-            own: DtmFields::default(),
+            own: DtmFields::of(&tally),
             encoding: ENCODING_DTM16,
             payload_checksum: 0,
         };
-        for &e in entries {
-            match Value::from_entry(e) {
-                None => {}
-                Some(Value::Draw) => h.draws += 1,
-                Some(Value::Win(n)) => {
-                    h.wins += 1;
-                    h.own.max_win = h.own.max_win.max(u32::from(n));
-                }
-                Some(Value::Loss(n)) => {
-                    h.losses += 1;
-                    h.own.max_loss = h.own.max_loss.max(u32::from(n));
-                }
-            }
-        }
-        h.canonical_positions = h.wins + h.losses + h.draws;
+        h.set_counts(&tally);
         let mut hasher = Xxh3::new();
         for chunk in entries.chunks(1 << 16) {
             hasher.update(&entries_to_bytes(chunk));
@@ -279,55 +283,12 @@ pub(crate) fn write_checked(
     result
 }
 
-/// An open, memory-mapped table.
-#[derive(Debug)]
-pub struct Table {
-    path: PathBuf,
-    header: TableHeader,
-    map: Mmap,
-    /// `Some` for a compressed table.
-    compressed: Option<CompressedLayout>,
-}
+/// An open, memory-mapped table (a `.mtb` file, or its compressed `.mtz`
+/// twin): [`MappedFile`]'s path, header, checks and checksum, and the
+/// entries read below.
+pub type Table = MappedFile<DtmFields>;
 
 impl Table {
-    /// Opens a table file and checks its header and size, without knowing
-    /// the rule set (for `morris stats`).
-    ///
-    /// # Errors
-    /// [`TableError::Io`] if it cannot be read, [`TableError::Corrupt`] for
-    /// a bad header or a size that does not match the entry count.
-    pub fn open_unchecked(path: &Path) -> Result<Table, TableError> {
-        let mut file = crate::mapped::open_file(path).map_err(|e| TableError::io(path, e))?;
-        let len = file.metadata().map_err(|e| TableError::io(path, e))?.len();
-        if len < HEADER_SIZE as u64 {
-            let mut bytes = Vec::new();
-            file.read_to_end(&mut bytes).map_err(|e| TableError::io(path, e))?;
-            TableHeader::decode(&bytes, path)?;
-        }
-        // SAFETY: table files are written under a temporary name and renamed
-        // into place, never changed afterwards (see `map_file`).
-        let map = unsafe { map_file(&file) }.map_err(|e| TableError::io(path, e))?;
-        let header = TableHeader::decode(&map, path)?;
-        if header.encoding == ENCODING_DTM8_ZSTD {
-            let layout = CompressedLayout::parse(&map, &header, path)?;
-            return Ok(Table { path: path.to_path_buf(), header, map, compressed: Some(layout) });
-        }
-        let expected = header.entry_count.checked_mul(2).and_then(|p| p.checked_add(HEADER_SIZE as u64));
-        if expected != Some(map.len() as u64) {
-            return Err(TableError::corrupt(
-                path,
-                "file size",
-                format!(
-                    "{} bytes, but the header's {} entries need {} bytes (cut short or extended)",
-                    map.len(),
-                    header.entry_count,
-                    expected.map_or("too many".to_string(), |e| e.to_string())
-                ),
-            ));
-        }
-        Ok(Table { path: path.to_path_buf(), header, map, compressed: None })
-    }
-
     /// Opens `sector`'s table of `rules` in `dir` (the `.mtb` file, else the
     /// compressed `.mtz` one) and checks that it belongs to that rule set
     /// and sector and has `expected_entries` entries.
@@ -338,54 +299,29 @@ impl Table {
     /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
     pub fn open(dir: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<Table, TableError> {
         let store = Store::new(dir);
-        let Some(path) = store.dtm_file(rules, sector) else {
-            return Err(TableError::Missing { sector, path: store.table_path(rules, sector) });
-        };
-        let table = Table::open_unchecked(&path)?;
-        table.check(rules, sector, expected_entries)?;
-        Ok(table)
-    }
-
-    /// Checks the header against a rule set, sector and entry count.
-    ///
-    /// # Errors
-    /// As [`Table::open`].
-    pub fn check(&self, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<(), TableError> {
-        self.header.check(&self.path, rules, sector, expected_entries)
-    }
-
-    /// Reads the whole payload and compares its XXH3-64 with the header's.
-    ///
-    /// # Errors
-    /// [`TableError::Corrupt`] with field `payload checksum` on a mismatch.
-    pub fn verify_checksum(&self) -> Result<(), TableError> {
-        self.header.check_payload(&self.path, &self.map[HEADER_SIZE..], "table")
-    }
-
-    /// The header.
-    pub fn header(&self) -> &TableHeader {
-        &self.header
-    }
-
-    /// The file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
+        Table::open_found(
+            store.dtm_file(rules, sector),
+            store.table_path(rules, sector),
+            rules,
+            sector,
+            expected_entries,
+        )
     }
 
     /// Whether the table is stored compressed ([`crate::compressed`]).
     pub fn is_compressed(&self) -> bool {
-        self.compressed.is_some()
+        self.layout().is_some()
     }
 
     /// The raw entry of `slot`; `None` past the end (and, in a compressed
     /// table, for a block that does not decompress).
     #[inline]
     pub fn entry(&self, slot: u64) -> Option<u16> {
-        if let Some(layout) = &self.compressed {
-            return layout.entry(&self.map, slot);
+        if let Some(layout) = self.layout() {
+            return layout.entry(self.bytes(), slot);
         }
         let o = usize::try_from(slot).ok()?.checked_mul(2)?.checked_add(HEADER_SIZE)?;
-        let b = self.map.get(o..o.checked_add(2)?)?;
+        let b = self.bytes().get(o..o.checked_add(2)?)?;
         Some(u16::from_le_bytes([b[0], b[1]]))
     }
 

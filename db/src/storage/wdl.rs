@@ -45,28 +45,24 @@
 //! checksum is checked by [`WdlTable::verify_checksum`].
 
 use std::fmt;
-use std::fs::{self, File};
-use std::io::{self, Read, Seek, Write};
+use std::io::{self, Seek, Write};
 use std::ops::Neg;
 use std::path::{Path, PathBuf};
 
-use memmap2::Mmap;
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::mapped::map_file;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
-use crate::storage::header::{Format, Header, OwnFields};
+use crate::storage::header::{check_file_size, Format, Header, MappedFile, OwnFields};
 use crate::store::{FileKind, Store, TableFile};
-use crate::table::{Table, TableError, HEADER_SIZE};
-use crate::value::Value;
+use crate::table::{write_atomically, Table, TableError, HEADER_SIZE};
+use crate::value::{Tally, Value};
 
 /// The magic of WDL files.
 pub const WDL_MAGIC: [u8; 8] = *b"MORRISWD";
 /// The WDL format version this library reads and writes.
 pub const WDL_FORMAT_VERSION: u32 = 1;
-/// Entry encoding: five slots per byte in base 3 (see the module table).
-pub const ENCODING_WDL_BASE3: u32 = 3;
+pub use crate::storage::header::ENCODING_WDL_BASE3;
 /// Slots per payload byte.
 pub const SLOTS_PER_BYTE: u64 = 5;
 pub use crate::store::WDL_EXTENSION;
@@ -202,14 +198,6 @@ pub fn payload_size(slots: u64) -> Option<u64> {
     slots.checked_add(SLOTS_PER_BYTE - 1).map(|s| s / SLOTS_PER_BYTE)
 }
 
-fn corrupt(path: &Path, field: &'static str, detail: impl Into<String>) -> TableError {
-    TableError::Corrupt { path: path.to_path_buf(), field, detail: detail.into() }
-}
-
-fn io_error(path: &Path, source: io::Error) -> TableError {
-    TableError::Io { path: path.to_path_buf(), error: source }
-}
-
 /// The header of a WDL file: identity, size and statistics, and the
 /// checksum of the DTM table it was exported from ([`WdlFields`]).
 pub type WdlHeader = Header<WdlFields>;
@@ -235,7 +223,14 @@ impl OwnFields for WdlFields {
                 "not a morris WDL file (magic is not MORRISWD)"
             }
         },
+        noun: "file",
     };
+
+    type Layout = ();
+
+    fn layout(header: &WdlHeader, map: &[u8], path: &Path) -> Result<(), TableError> {
+        check_file_size(header, map.len(), payload_size(header.entry_count), path)
+    }
 
     fn to_bytes(&self) -> [u8; 8] {
         self.source_checksum.to_le_bytes()
@@ -271,12 +266,8 @@ pub fn export_table(table: &Table, path: &Path) -> Result<WdlHeader, TableError>
         encoding: ENCODING_WDL_BASE3,
         payload_checksum: 0,
     };
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let result = (|| -> io::Result<()> {
-        let file = File::create(&tmp)?;
-        let mut w = io::BufWriter::with_capacity(1 << 20, file);
+    let mut tally = Tally::default();
+    write_atomically(path, |w| {
         // The header is written last, once the counts are known.
         w.write_all(&[0u8; HEADER_SIZE])?;
         let mut hasher = Xxh3::new();
@@ -285,20 +276,13 @@ pub fn export_table(table: &Table, path: &Path) -> Result<WdlHeader, TableError>
         while slot < h.entry_count {
             let mut byte = 0u8;
             for k in (0..SLOTS_PER_BYTE).rev() {
-                let code = if slot + k < h.entry_count {
-                    match table.value(slot + k) {
-                        Some(v) => {
-                            match v {
-                                Value::Win(_) => h.wins += 1,
-                                Value::Loss(_) => h.losses += 1,
-                                Value::Draw => h.draws += 1,
-                            }
-                            Wdl::from(v).code()
-                        }
-                        None => CODE_PADDING,
+                let value = if slot + k < h.entry_count { table.value(slot + k) } else { None };
+                let code = match value {
+                    Some(v) => {
+                        tally.add(v);
+                        Wdl::from(v).code()
                     }
-                } else {
-                    CODE_PADDING
+                    None => CODE_PADDING,
                 };
                 byte = 3 * byte + code;
             }
@@ -312,67 +296,19 @@ pub fn export_table(table: &Table, path: &Path) -> Result<WdlHeader, TableError>
         }
         hasher.update(&buf);
         w.write_all(&buf)?;
-        h.canonical_positions = h.wins + h.losses + h.draws;
+        h.set_counts(&tally);
         h.payload_checksum = hasher.digest();
-        let mut file = w.into_inner().map_err(|e| e.into_error())?;
-        file.seek(io::SeekFrom::Start(0))?;
-        file.write_all(&h.encode())?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)?;
-        Ok(())
-    })();
-    match result {
-        Ok(()) => Ok(h),
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            Err(io_error(path, e))
-        }
-    }
+        w.seek(io::SeekFrom::Start(0))?;
+        w.write_all(&h.encode())
+    })?;
+    Ok(h)
 }
 
-/// An open, memory-mapped WDL file.
-#[derive(Debug)]
-pub struct WdlTable {
-    path: PathBuf,
-    header: WdlHeader,
-    map: Mmap,
-}
+/// An open, memory-mapped WDL file: [`MappedFile`]'s path, header, checks
+/// and checksum, and the values read below.
+pub type WdlTable = MappedFile<WdlFields>;
 
 impl WdlTable {
-    /// Opens a WDL file and checks its header and size, without knowing the
-    /// rule set.
-    ///
-    /// # Errors
-    /// [`TableError::Io`] if it cannot be read, [`TableError::Corrupt`] for
-    /// a bad header or a size that does not match the entry count.
-    pub fn open_unchecked(path: &Path) -> Result<WdlTable, TableError> {
-        let mut file = crate::mapped::open_file(path).map_err(|e| io_error(path, e))?;
-        let len = file.metadata().map_err(|e| io_error(path, e))?.len();
-        if len < HEADER_SIZE as u64 {
-            let mut bytes = Vec::new();
-            file.read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
-            WdlHeader::decode(&bytes, path)?;
-        }
-        // SAFETY: WDL files are written under a temporary name and renamed
-        // into place, never changed afterwards (see `map_file`).
-        let map = unsafe { map_file(&file) }.map_err(|e| io_error(path, e))?;
-        let header = WdlHeader::decode(&map, path)?;
-        let expected = payload_size(header.entry_count).and_then(|p| p.checked_add(HEADER_SIZE as u64));
-        if expected != Some(map.len() as u64) {
-            return Err(corrupt(
-                path,
-                "file size",
-                format!(
-                    "{} bytes, but the header's {} entries need {} bytes (cut short or extended)",
-                    map.len(),
-                    header.entry_count,
-                    expected.map_or("too many".to_string(), |e| e.to_string())
-                ),
-            ));
-        }
-        Ok(WdlTable { path: path.to_path_buf(), header, map })
-    }
-
     /// Opens `sector`'s WDL file of `rules` in `dir` and checks that it
     /// belongs to that rule set and sector and has `expected_entries` slots.
     ///
@@ -382,57 +318,21 @@ impl WdlTable {
     /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
     pub fn open(dir: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<WdlTable, TableError> {
         let path = wdl_path(dir, rules, sector);
-        if !path.exists() {
-            return Err(TableError::Missing { sector, path });
-        }
-        let table = WdlTable::open_unchecked(&path)?;
-        table.check(rules, sector, expected_entries)?;
-        Ok(table)
-    }
-
-    /// Checks the header against a rule set, sector and entry count.
-    ///
-    /// # Errors
-    /// As [`WdlTable::open`].
-    pub fn check(&self, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<(), TableError> {
-        self.header.check(&self.path, rules, sector, expected_entries)
-    }
-
-    /// Reads the whole payload and compares its XXH3-64 with the header's.
-    ///
-    /// # Errors
-    /// [`TableError::Corrupt`] with field `payload checksum` on a mismatch.
-    pub fn verify_checksum(&self) -> Result<(), TableError> {
-        self.header.check_payload(&self.path, &self.map[HEADER_SIZE..], "file")
-    }
-
-    /// The header.
-    pub fn header(&self) -> &WdlHeader {
-        &self.header
-    }
-
-    /// The file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
+        WdlTable::open_found(path.exists().then(|| path.clone()), path, rules, sector, expected_entries)
     }
 
     /// The value at `slot`; `None` past the end and for a damaged byte.
     /// Padding slots (not canonical positions) read as draws.
     #[inline]
     pub fn wdl(&self, slot: u64) -> Option<Wdl> {
-        if slot >= self.header.entry_count {
+        if slot >= self.header().entry_count {
             return None;
         }
-        let byte = *self.map.get(HEADER_SIZE + usize::try_from(slot / SLOTS_PER_BYTE).ok()?)?;
+        let byte = *self.bytes().get(HEADER_SIZE + usize::try_from(slot / SLOTS_PER_BYTE).ok()?)?;
         if byte > MAX_BYTE {
             return None;
         }
         Some(Wdl::from_code(DIGITS[byte as usize][(slot % SLOTS_PER_BYTE) as usize]))
-    }
-
-    /// The size of the file in bytes.
-    pub fn file_size(&self) -> u64 {
-        self.map.len() as u64
     }
 }
 
@@ -441,6 +341,7 @@ mod tests {
     use super::*;
     use crate::table::{table_path, write_table, TableHeader};
     use crate::value::PADDING_ENTRY;
+    use std::fs;
 
     #[test]
     fn export_open_and_read_back() {
