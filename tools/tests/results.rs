@@ -151,7 +151,13 @@ struct Row {
 
 const HEADER: &str = "sector,positions,wins,losses,draws,max_win,max_loss,rules";
 
+/// The rows of `results/<name>`, a file of `nine`.
 fn read_csv(name: &str) -> Vec<Row> {
+    read_csv_of(name, "nine")
+}
+
+/// The rows of `results/<name>`, whose `rules` column must be `rules`.
+fn read_csv_of(name: &str, rules: &str) -> Vec<Row> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut lines = text.lines();
@@ -160,7 +166,7 @@ fn read_csv(name: &str) -> Vec<Row> {
         .map(|line| {
             let f: Vec<&str> = line.split(',').collect();
             assert_eq!(f.len(), 8, "{name}: {line}");
-            assert_eq!(f[7], "nine", "{name}: {line}");
+            assert_eq!(f[7], rules, "{name}: {line}");
             let n = |s: &str| s.parse::<u64>().unwrap_or_else(|e| panic!("{name}: {line}: {e}"));
             let opt = |s: &str| (!s.is_empty()).then(|| n(s) as u32);
             Row {
@@ -224,6 +230,24 @@ fn sliding_results_add_up_to_the_published_counts() {
     }
     let row = rows.iter().find(|r| r.line.starts_with("4-4,")).unwrap();
     assert_eq!((row.wins, row.losses, row.draws), (159, 29, 3_225_409), "4-4");
+}
+
+/// Issue 14: the seeds' base game without flying has the same sliding
+/// sectors as `nine` (the same board and stones), so its 49 rows must add
+/// up to the same independent counts, Burnside's per row and Gévay and
+/// Danner's total.
+#[test]
+fn noflying_sliding_results_add_up_to_the_same_counts() {
+    let symmetries = symmetries();
+    let rows = read_csv_of("nine-noflying-sliding.csv", "nine-noflying");
+    let sectors: BTreeSet<(usize, usize)> = rows.iter().map(|r| (r.sector[0], r.sector[1])).collect();
+    let expected: BTreeSet<(usize, usize)> = (3..=9).flat_map(|w| (3..=9).map(move |b| (w, b))).collect();
+    assert_eq!(rows.len(), 49);
+    assert_eq!(sectors, expected, "one row per sliding sector w-b, 3 <= w, b <= 9");
+    for row in &rows {
+        check_row(row, &symmetries);
+    }
+    assert_eq!(rows.iter().map(|r| r.positions).sum::<u64>(), 8_904_593_601);
 }
 
 #[test]
