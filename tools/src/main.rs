@@ -145,8 +145,8 @@ enum Command {
 /// preset's).
 #[derive(Args, Clone)]
 pub struct RulesArg {
-    /// Rule set: nine, nine-noflying, nine-diagonal, twelve, morabaraba,
-    /// lasker, six, six-flying, three, three-nodiagonal.
+    /// Rule set: nine, nine-noflying, nine-diagonal, nine-diagonal-noflying,
+    /// twelve, morabaraba, lasker, six, six-flying, three, three-nodiagonal.
     #[arg(long, default_value = "nine", value_name = "PRESET")]
     pub rules: String,
     /// Custom rule set: stones per player.
@@ -445,6 +445,20 @@ fn advice(e: &anyhow::Error) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The `--rules` help lists every preset the library knows, in its
+    /// order (the list is written out in the docstring, so it could drift).
+    #[test]
+    fn rules_help_names_every_preset() {
+        use clap::CommandFactory;
+        let cmd = Cli::command();
+        let solve = cmd.find_subcommand("solve").expect("solve subcommand");
+        let rules = solve.get_arguments().find(|a| a.get_id() == "rules").expect("--rules");
+        let help = rules.get_help().map(|h| h.to_string()).unwrap_or_default();
+        let listed: Vec<&str> =
+            help.trim_start_matches("Rule set: ").trim_end_matches('.').split(", ").map(str::trim).collect();
+        assert_eq!(listed, morris_db::rules::PRESETS, "{help}");
+    }
 
     /// An error that shows its source in its own text and also returns it
     /// as its source: the kind that printed "Permission denied (os error
