@@ -34,39 +34,137 @@ pub const BINOMIAL: [[u64; 33]; 33] = {
     t
 };
 
+/// Row offsets into [`COLEX_BYTES`]: byte `c` of a set (points `8c..8c+8`)
+/// has rows `k = 0..=8c` (the number of the set's points below that byte).
+const COLEX_ROW: [usize; 4] = [0, 1, 10, 27];
+
+/// `COLEX_BYTES[(COLEX_ROW[c] + k) * 256 + byte]`: what the points of byte
+/// `c` of a set add to its [`colex_rank`] when `k` points of the set lie
+/// below that byte, `sum C(8c + j, k + i + 1)` over the byte's bits `j` in
+/// increasing order, `i` counting from 0. Four lookups rank any 32-point set
+/// (a rank is below `C(32, 16) < 2^32`, and so is every partial sum).
+static COLEX_BYTES: [u32; 52 * 256] = {
+    let mut t = [0u32; 52 * 256];
+    let mut c = 0;
+    while c < 4 {
+        let mut k = 0;
+        while k <= 8 * c {
+            let mut byte = 0;
+            while byte < 256 {
+                let (mut sum, mut i, mut j) = (0u64, 0, 0);
+                while j < 8 {
+                    if byte >> j & 1 == 1 {
+                        sum += BINOMIAL[8 * c + j][k + i + 1];
+                        i += 1;
+                    }
+                    j += 1;
+                }
+                assert!(sum <= u32::MAX as u64);
+                t[(COLEX_ROW[c] + k) * 256 + byte] = sum as u32;
+                byte += 1;
+            }
+            k += 1;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// `PEXT_BYTES[mask * 256 + value]`: the bits of `value` at the points of
+/// `mask`, packed to the low end in order (a parallel bit extract of one
+/// byte).
+static PEXT_BYTES: [u8; 256 * 256] = {
+    let mut t = [0u8; 256 * 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut value = 0;
+        while value < 256 {
+            let (mut out, mut n, mut j) = (0u32, 0, 0);
+            while j < 8 {
+                if mask >> j & 1 == 1 {
+                    out |= ((value >> j & 1) as u32) << n;
+                    n += 1;
+                }
+                j += 1;
+            }
+            t[mask * 256 + value] = out as u8;
+            value += 1;
+        }
+        mask += 1;
+    }
+    t
+};
+
+/// `PDEP_BYTES[mask * 256 + value]`: the low bits of `value`, one per point
+/// of `mask`, placed on those points in order (a parallel bit deposit of
+/// one byte; the inverse of [`PEXT_BYTES`]).
+static PDEP_BYTES: [u8; 256 * 256] = {
+    let mut t = [0u8; 256 * 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut value = 0;
+        while value < 256 {
+            let (mut out, mut n, mut j) = (0u32, 0, 0);
+            while j < 8 {
+                if mask >> j & 1 == 1 {
+                    out |= ((value >> n & 1) as u32) << j;
+                    n += 1;
+                }
+                j += 1;
+            }
+            t[mask * 256 + value] = out as u8;
+            value += 1;
+        }
+        mask += 1;
+    }
+    t
+};
+
 /// Colex rank of a set among the sets of the same size: `sum C(p_i, i + 1)`
 /// over its points `p_0 < p_1 < ...`. Equals the set's position when all
-/// sets of its size are listed in increasing numeric order.
+/// sets of its size are listed in increasing numeric order. Computed a byte
+/// at a time from [`COLEX_BYTES`].
 #[inline]
 pub fn colex_rank(set: Bitboard) -> u64 {
-    let mut r = 0;
-    for (i, p) in Points(set).enumerate() {
-        r += BINOMIAL[p as usize][i + 1];
-    }
-    r
+    let b = set.to_le_bytes();
+    let k1 = b[0].count_ones() as usize;
+    let k2 = k1 + b[1].count_ones() as usize;
+    let k3 = k2 + b[2].count_ones() as usize;
+    COLEX_BYTES[b[0] as usize] as u64
+        + COLEX_BYTES[(COLEX_ROW[1] + k1) * 256 + b[1] as usize] as u64
+        + COLEX_BYTES[(COLEX_ROW[2] + k2) * 256 + b[2] as usize] as u64
+        + COLEX_BYTES[(COLEX_ROW[3] + k3) * 256 + b[3] as usize] as u64
 }
 
 /// The set of size `k` whose colex rank is `rank` (inverse of [`colex_rank`]).
+/// Each point is found by scanning down from the one above it, so the whole
+/// set takes at most 32 + `k` steps.
 pub fn colex_unrank(mut rank: u64, k: usize) -> Bitboard {
     let mut set = 0;
-    let mut top = 32usize;
+    let mut q = 32usize;
     for i in (1..=k).rev() {
-        let mut q = i - 1;
-        while q + 1 < top && BINOMIAL[q + 1][i] <= rank {
-            q += 1;
+        // The largest q with C(q, i) <= rank (C(i - 1, i) = 0 ends the scan).
+        q -= 1;
+        while BINOMIAL[q][i] > rank {
+            q -= 1;
         }
         rank -= BINOMIAL[q][i];
         set |= 1 << q;
-        top = q;
     }
     set
 }
 
+/// The bit of an [`OrbitTable`] entry that marks a set whose orbit's
+/// representative some non-identity symmetry fixes.
+const SYMMETRIC: u32 = 1 << 5;
+
 /// Orbits of the `w`-point sets of a board under its symmetries.
 #[derive(Debug)]
 pub struct OrbitTable {
-    /// Per set, by colex rank: `orbit << 5 | symmetry taking the set to the
-    /// orbit's representative`.
+    /// Per set, by colex rank: `orbit << 6 | SYMMETRIC | symmetry taking the
+    /// set to the orbit's representative`, where the [`SYMMETRIC`] bit says
+    /// that the representative's stabiliser is not trivial (so the common
+    /// case needs neither the stabiliser nor the representatives' list).
     by_colex: Vec<u32>,
     /// Orbit representatives (the numerically smallest image), ascending.
     representatives: Vec<Bitboard>,
@@ -97,17 +195,19 @@ impl OrbitTable {
             }
             let orbit = if best == set {
                 representatives.push(set);
+                let before = stabiliser_syms.len();
                 for (s, sym) in syms.iter().enumerate().skip(1) {
                     if sym.apply(set) == set {
                         stabiliser_syms.push(s as u8);
                     }
                 }
+                let symmetric = if stabiliser_syms.len() > before { SYMMETRIC } else { 0 };
                 stabiliser_start.push(stabiliser_syms.len() as u32);
-                (representatives.len() - 1) as u32
+                ((representatives.len() - 1) as u32) << 6 | symmetric
             } else {
-                by_colex[colex_rank(best) as usize] >> 5
+                by_colex[colex_rank(best) as usize] & !31
             };
-            by_colex.push(orbit << 5 | best_sym);
+            by_colex.push(orbit | best_sym);
             // Next set of the same size in increasing order (Gosper's hack).
             if set != 0 {
                 let c = set & set.wrapping_neg();
@@ -137,7 +237,15 @@ impl OrbitTable {
     #[inline]
     pub fn orbit_of(&self, set: Bitboard) -> (usize, usize) {
         let packed = self.by_colex[colex_rank(set) as usize];
-        ((packed >> 5) as usize, (packed & 31) as usize)
+        ((packed >> 6) as usize, (packed & 31) as usize)
+    }
+
+    /// [`OrbitTable::orbit_of`], and whether the orbit's representative has
+    /// a non-trivial stabiliser; one memory read.
+    #[inline]
+    fn orbit_info(&self, set: Bitboard) -> (usize, usize, bool) {
+        let packed = self.by_colex[colex_rank(set) as usize];
+        ((packed >> 6) as usize, (packed & 31) as usize, packed & SYMMETRIC != 0)
     }
 
     /// The non-identity symmetries that fix representative `o`.
@@ -345,11 +453,18 @@ impl SectorIndex {
 }
 
 /// Orbit, representative and smallest mapped opponent set of a position.
+/// When the representative has no symmetry but the identity (most orbits),
+/// the representative is `us` mapped, and no list is read but the orbit's
+/// entry.
 #[inline]
 fn canonicalise(board: &Board, orbits: &OrbitTable, us: Bitboard, them: Bitboard) -> (usize, Bitboard, Bitboard) {
     let syms = board.symmetries();
-    let (orbit, s) = orbits.orbit_of(us);
-    let mapped = syms[s].apply(them);
+    let (orbit, s, symmetric) = orbits.orbit_info(us);
+    let sym = &syms[s];
+    let mapped = sym.apply(them);
+    if !symmetric {
+        return (orbit, sym.apply(us), mapped);
+    }
     let mut best = mapped;
     for &g in orbits.stabiliser(orbit) {
         best = best.min(syms[g as usize].apply(mapped));
@@ -358,30 +473,31 @@ fn canonicalise(board: &Board, orbits: &OrbitTable, us: Bitboard, them: Bitboard
 }
 
 /// Colex rank of `them` after squeezing out the points of `occupied` (the
-/// opponent part of a slot; Malom's files use the same).
+/// opponent part of a slot; Malom's files use the same): the points of
+/// `them` are renumbered among the points not in `occupied`, a byte at a
+/// time through [`PEXT_BYTES`].
 #[inline]
 pub fn rank_among_empty(occupied: Bitboard, them: Bitboard) -> u64 {
-    let mut r = 0;
-    for (i, p) in Points(them).enumerate() {
-        let below = occupied & ((1u32 << p) - 1);
-        r += BINOMIAL[p as usize - below.count_ones() as usize][i + 1];
+    let (free, them) = ((!occupied).to_le_bytes(), them.to_le_bytes());
+    let mut packed = 0u32;
+    let mut shift = 0;
+    for c in 0..4 {
+        packed |= (PEXT_BYTES[free[c] as usize * 256 + them[c] as usize] as u32) << shift;
+        shift += free[c].count_ones();
     }
-    r
+    colex_rank(packed)
 }
 
 /// Places the bits of `compressed` onto the points not in `occupied`, in
 /// order (inverse of [`rank_among_empty`] after [`colex_unrank`]); `n` is the
-/// number of points of the board.
+/// number of points of the board (bits beyond the board's points are lost).
 pub fn expand_into_empty(occupied: Bitboard, mut compressed: Bitboard, n: usize) -> Bitboard {
-    let mut out = 0;
-    let mut free = !occupied & if n >= 32 { u32::MAX } else { (1 << n) - 1 };
-    while compressed != 0 && free != 0 {
-        let p = free.trailing_zeros();
-        if compressed & 1 != 0 {
-            out |= 1 << p;
-        }
-        compressed >>= 1;
-        free &= free - 1;
+    let board = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
+    let free = (!occupied & board).to_le_bytes();
+    let mut out = 0u32;
+    for (c, &mask) in free.iter().enumerate() {
+        out |= (PDEP_BYTES[mask as usize * 256 + (compressed & 0xff) as usize] as u32) << (8 * c);
+        compressed >>= mask.count_ones();
     }
     out
 }
@@ -499,6 +615,37 @@ mod tests {
                 }
             }
             assert!(checked > 100, "{preset} {w}-{b}: {checked}");
+        }
+    }
+
+    /// The byte tables agree with the definitions point by point: the colex
+    /// rank `sum C(p_i, i + 1)`, the rank among the empty points with each
+    /// point renumbered by the occupied points below it, and its inverse, on
+    /// sets of every size spread over all 32 bits.
+    #[test]
+    fn byte_tables_match_the_definitions() {
+        let slow_rank = |set: Bitboard| Points(set).enumerate().map(|(i, p)| BINOMIAL[p as usize][i + 1]).sum::<u64>();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for round in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Sparse and dense sets alike: AND or OR of two random words.
+            let (a, b) = (x as u32, (x >> 32) as u32);
+            let set = if round % 2 == 0 { a & b } else { a | b };
+            assert_eq!(colex_rank(set), slow_rank(set), "{set:#x}");
+            assert_eq!(colex_unrank(slow_rank(set), set.count_ones() as usize), set, "{set:#x}");
+            let occupied = (x >> 16) as u32 & (x >> 40) as u32 & !set;
+            let slow = Points(set)
+                .enumerate()
+                .map(|(i, p)| BINOMIAL[p as usize - (occupied & ((1u32 << p) - 1)).count_ones() as usize][i + 1])
+                .sum::<u64>();
+            assert_eq!(rank_among_empty(occupied, set), slow, "{occupied:#x} {set:#x}");
+            let compressed = colex_unrank(slow, set.count_ones() as usize);
+            assert_eq!(expand_into_empty(occupied, compressed, 32), set, "{occupied:#x} {set:#x}");
+            let board = set | occupied;
+            let n = 32 - board.leading_zeros() as usize;
+            assert_eq!(expand_into_empty(occupied, compressed, n), set, "{occupied:#x} {set:#x} on {n} points");
         }
     }
 
