@@ -248,15 +248,27 @@ fn noflying_sliding_results_add_up_to_the_same_counts() {
 
 #[test]
 fn placement_results_add_up() {
+    check_placement_rows(&read_csv("nine-placement.csv"));
+}
+
+/// Issue 14: the same board, so the same 449 sectors and the same counts
+/// of positions as `nine`, whatever the values.
+#[test]
+fn noflying_placement_results_add_up_to_the_same_counts() {
+    check_placement_rows(&read_csv_of("nine-noflying-placement.csv", "nine-noflying"));
+}
+
+/// The placement rows of a rule set on the 24-point board with 9 stones
+/// each (`nine` and `nine-noflying`): sectors, counts per row and in all.
+fn check_placement_rows(rows: &[Row]) {
     let symmetries = symmetries();
-    let rows = read_csv("nine-placement.csv");
     // Malom's standard database has the same 449 placement sectors (its
     // `std.secval`): the 48 with an empty opponent after a move cannot
     // occur and are not solved (`RuleSet::sector_occurs`).
     assert_eq!(rows.len(), 449, "the 449 placement sectors of Malom's std.secval");
     let sectors: BTreeSet<&[usize]> = rows.iter().map(|r| &r.sector[..]).collect();
     assert_eq!(sectors.len(), rows.len(), "one row per sector");
-    for row in &rows {
+    for row in rows {
         let s = &row.sector;
         assert_eq!(s.len(), 4, "{}", row.line);
         let (w, b, wh, bh) = (s[0], s[1], s[2], s[3]);
@@ -267,7 +279,9 @@ fn placement_results_add_up() {
         assert!(b > 0 || (w, wh, bh) == (0, 9, 9), "an empty opponent only at the start: {}", row.line);
         check_row(row, &symmetries);
     }
-    // The empty board is a draw (Gasser 1996; Gévay and Danner 2016).
+    // The empty board is a draw (`nine`: Gasser 1996; Gévay and Danner
+    // 2016; `nine-noflying`: `morris prove`, a search that reads no
+    // placement table, README "Results").
     let start = rows.iter().find(|r| r.line.starts_with("0-0-9-9,")).unwrap();
     assert_eq!((start.positions, start.draws), (1, 1));
     // The README's figure (a regression check: no outside source counts
