@@ -70,10 +70,11 @@ static COLEX_BYTES: [u32; 52 * 256] = {
     t
 };
 
-/// `PEXT_BYTES[mask * 256 + value]`: the bits of `value` at the points of
-/// `mask`, packed to the low end in order (a parallel bit extract of one
-/// byte).
-static PEXT_BYTES: [u8; 256 * 256] = {
+/// A byte-wide parallel bit extract (`deposit` false) or deposit (true),
+/// tabled by `mask * 256 + value`: extract packs the bits of `value` at the
+/// points of `mask` to the low end in order; deposit places the low bits of
+/// `value`, one per point of `mask`, on those points in order (its inverse).
+const fn byte_bit_table(deposit: bool) -> [u8; 256 * 256] {
     let mut t = [0u8; 256 * 256];
     let mut mask = 0;
     while mask < 256 {
@@ -82,7 +83,8 @@ static PEXT_BYTES: [u8; 256 * 256] = {
             let (mut out, mut n, mut j) = (0u32, 0, 0);
             while j < 8 {
                 if mask >> j & 1 == 1 {
-                    out |= ((value >> j & 1) as u32) << n;
+                    let (from, to) = if deposit { (n, j) } else { (j, n) };
+                    out |= ((value >> from & 1) as u32) << to;
                     n += 1;
                 }
                 j += 1;
@@ -93,32 +95,13 @@ static PEXT_BYTES: [u8; 256 * 256] = {
         mask += 1;
     }
     t
-};
+}
 
-/// `PDEP_BYTES[mask * 256 + value]`: the low bits of `value`, one per point
-/// of `mask`, placed on those points in order (a parallel bit deposit of
-/// one byte; the inverse of [`PEXT_BYTES`]).
-static PDEP_BYTES: [u8; 256 * 256] = {
-    let mut t = [0u8; 256 * 256];
-    let mut mask = 0;
-    while mask < 256 {
-        let mut value = 0;
-        while value < 256 {
-            let (mut out, mut n, mut j) = (0u32, 0, 0);
-            while j < 8 {
-                if mask >> j & 1 == 1 {
-                    out |= ((value >> n & 1) as u32) << j;
-                    n += 1;
-                }
-                j += 1;
-            }
-            t[mask * 256 + value] = out as u8;
-            value += 1;
-        }
-        mask += 1;
-    }
-    t
-};
+/// Parallel bit extract of one byte ([`byte_bit_table`]), 64 KB.
+static PEXT_BYTES: [u8; 256 * 256] = byte_bit_table(false);
+
+/// Parallel bit deposit of one byte ([`byte_bit_table`]), 64 KB.
+static PDEP_BYTES: [u8; 256 * 256] = byte_bit_table(true);
 
 /// Colex rank of a set among the sets of the same size: `sum C(p_i, i + 1)`
 /// over its points `p_0 < p_1 < ...`. Equals the set's position when all
