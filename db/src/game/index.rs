@@ -219,8 +219,8 @@ impl OrbitTable {
     /// Orbit number and the symmetry taking `set` to its representative.
     #[inline]
     pub fn orbit_of(&self, set: Bitboard) -> (usize, usize) {
-        let packed = self.by_colex[colex_rank(set) as usize];
-        ((packed >> 6) as usize, (packed & 31) as usize)
+        let (orbit, sym, _) = self.orbit_info(set);
+        (orbit, sym)
     }
 
     /// [`OrbitTable::orbit_of`], and whether the orbit's representative has
