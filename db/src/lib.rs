@@ -24,7 +24,7 @@ pub use storage::{compressed, mapped, store, table, wdl};
 
 pub use board::{Bitboard, Board, Point, Points};
 pub use fen::FenError;
-pub use index::{Indexer, SectorIndex};
+pub use index::{Indexer, Located, SectorIndex};
 pub use moves::{EndReason, GameOver, Move, MoveError, Outcome};
 pub use position::{Color, Position, PositionError, Setup};
 pub use rules::{Overrides, RuleSet, RulesError, SectorError, UnknownPreset};

@@ -47,7 +47,7 @@ use std::time::Instant;
 
 use morris_db::moves::{for_each_move, sliding_unmoves};
 use morris_db::value::{Value, PADDING_ENTRY};
-use morris_db::{Bitboard, Move, RuleSet, Sector, SectorIndex, Table};
+use morris_db::{Bitboard, Located, Move, RuleSet, Sector, SectorIndex, Table};
 use rayon::prelude::*;
 
 use crate::{PairTiming, SolveError};
@@ -55,6 +55,37 @@ use crate::{PairTiming, SolveError};
 /// A position of the pair: the slot, with bit 31 set for the second sector.
 type Item = u32;
 const SIDE_BIT: Item = 1 << 31;
+
+/// A position of the frontier, 8 bytes: its side of the pair (bit 63) and
+/// the position itself, `us` to move (bits 0..32) against `them` (bits
+/// 32..63), in any of its symmetric images (un-moves and look-ups
+/// canonicalise what they reach). Carrying the stones rather than the slot
+/// saves decoding the slot ([`SectorIndex::position`]) when the position is
+/// propagated: ranking its predecessors found them already. Boards have at
+/// most [`MAX_POINTS`] points, so `them` fits in 31 bits.
+#[derive(Clone, Copy)]
+struct Resolved(u64);
+
+/// The most points a board may have for [`Resolved`].
+const MAX_POINTS: usize = 31;
+
+impl Resolved {
+    fn new(side: usize, us: Bitboard, them: Bitboard) -> Resolved {
+        Resolved((side as u64) << 63 | (them as u64) << 32 | us as u64)
+    }
+
+    fn side(self) -> usize {
+        (self.0 >> 63) as usize
+    }
+
+    fn us(self) -> Bitboard {
+        self.0 as Bitboard
+    }
+
+    fn them(self) -> Bitboard {
+        (self.0 >> 32) as Bitboard & !(1 << 31)
+    }
+}
 
 /// One slot's state while its pair is solved: the position's table entry
 /// once resolved, `UNKNOWN + counter` while unknown.
@@ -168,7 +199,11 @@ struct Scratch {
     /// Slots of placement children in the placement exit's table.
     exits: Vec<u64>,
     preds: Vec<(Bitboard, Bitboard)>,
-    next: Vec<Item>,
+    /// Where each of `preds`' side to move lies in its index.
+    located: Vec<Located>,
+    /// Predecessors by slot: `slot << 32 | i`, `i` indexing `preds`.
+    pred_slots: Vec<u64>,
+    next: Vec<Resolved>,
     claims: Claims,
 }
 
@@ -292,8 +327,8 @@ impl Pair<'_> {
         // Every child without removal has `them` to move; two of them are the
         // same canonical position only through a symmetry fixing `them`, so
         // children need de-duplicating only when `them` has one.
-        let (orbit, sym) = other.index.orbit_table().orbit_of(them);
-        let dedupe = !other.index.orbit_table().stabiliser(orbit).is_empty();
+        let at = other.index.locate(them);
+        let dedupe = at.symmetric();
         // Children already marked `Win(1)` in phase 1a are left out of the
         // counter; they only raise the loss floor to 2.
         let threats =
@@ -325,7 +360,7 @@ impl Pair<'_> {
                     return;
                 }
                 if dedupe {
-                    s.slots.push(other.index.index_with_orbit(orbit, sym, mover));
+                    s.slots.push(other.index.index_at(at, mover));
                 }
                 quiet += 1;
             } else if let Some((index, _, o, g)) =
@@ -383,11 +418,7 @@ impl Pair<'_> {
     /// The ply at which a position whose in-pair children are all won for
     /// the opponent is lost: one more than its deepest leaving child
     /// (capture or placement).
-    fn capture_loss_floor(&self, side: usize, slot: u64) -> u16 {
-        let Some((us, them)) = self.sides[side].index.position(slot) else {
-            self.fault.store(true, Relaxed);
-            return 0;
-        };
+    fn capture_loss_floor(&self, side: usize, us: Bitboard, them: Bitboard) -> u16 {
         let mut floor = 0;
         let hand = self.sides[side].sector.wh;
         for_each_move(self.rules, us, them, hand, |mv, _| {
@@ -401,12 +432,14 @@ impl Pair<'_> {
         floor
     }
 
-    /// Phase 2 for the predecessor `q` of side `side`, whose cell is `cell`,
-    /// of a position resolved as `Win(d)`: one child fewer to wait for, if
-    /// it is still unknown. When that was the last, it is lost: at ply
-    /// `d + 1` (into the next frontier) or later, claimed at the ply after
-    /// its deepest leaving child.
-    fn count_down(&self, cell: &Cell, side: usize, q: u64, d: u16, s: &mut Scratch) {
+    /// Phase 2 for the predecessor `q` of side `side` (the position
+    /// `(us, them)`, an image of it), whose cell is `cell`, of a position
+    /// resolved as `Win(d)`: one child fewer to wait for, if it is still
+    /// unknown. When that was the last, it is lost: at ply `d + 1` (into the
+    /// next frontier) or later, claimed at the ply after its deepest leaving
+    /// child.
+    #[allow(clippy::too_many_arguments)]
+    fn count_down(&self, cell: &Cell, side: usize, q: u64, us: Bitboard, them: Bitboard, d: u16, s: &mut Scratch) {
         let mut now = cell.load(Relaxed);
         // Computed at most once: the last child is counted down only once.
         let mut ply = None;
@@ -417,7 +450,7 @@ impl Pair<'_> {
                     return;
                 }
                 1 => {
-                    let ply = *ply.get_or_insert_with(|| (d + 1).max(self.capture_loss_floor(side, q)));
+                    let ply = *ply.get_or_insert_with(|| (d + 1).max(self.capture_loss_floor(side, us, them)));
                     if ply == d + 1 {
                         Value::from_ply(ply).to_entry()
                     } else {
@@ -429,7 +462,7 @@ impl Pair<'_> {
             match cell.compare_exchange_weak(now, new, Relaxed, Relaxed) {
                 Ok(_) => {
                     match ply {
-                        Some(ply) if ply == d + 1 => s.next.push(Self::item(side, q)),
+                        Some(ply) if ply == d + 1 => s.next.push(Resolved::new(side, us, them)),
                         Some(ply) => s.claims.push(ply, Self::item(side, q)),
                         None => {}
                     }
@@ -441,17 +474,13 @@ impl Pair<'_> {
     }
 
     /// Phase 2 for one position resolved at ply `d`.
-    fn propagate(&self, item: Item, d: u16, s: &mut Scratch) {
-        let (side, slot) = Self::split(item);
+    fn propagate(&self, r: Resolved, d: u16, s: &mut Scratch) {
+        let (side, us, them) = (r.side(), r.us(), r.them());
         let me = &self.sides[side];
         // Every position of the frontier at ply `d` was resolved with DTM
         // `d` (a claim taken at `d`, or a child of ply `d - 1`), so its value
         // needs no look-up in the (scattered) value array.
         let value = Value::from_ply(d);
-        let Some((us, them)) = me.index.position(slot) else {
-            self.fault.store(true, Relaxed);
-            return;
-        };
         let pred_side = self.other(side);
         let pred = &self.sides[pred_side];
         s.preds.clear();
@@ -460,30 +489,41 @@ impl Pair<'_> {
         } else {
             lasker_unmoves(self.rules, us, them, me.sector.bh, &mut s.preds);
         }
-        s.slots.clear();
-        s.slots.extend(s.preds.iter().map(|&(pu, pt)| pred.index.index(pu, pt)));
-        s.slots.sort_unstable();
-        s.slots.dedup();
+        // The orbit look-ups first, back to back (their reads overlap), then
+        // the ranks.
+        s.located.clear();
+        s.located.extend(s.preds.iter().map(|&(pu, _)| pred.index.locate(pu)));
+        s.pred_slots.clear();
+        s.pred_slots.extend(
+            s.preds
+                .iter()
+                .zip(&s.located)
+                .enumerate()
+                .map(|(i, (&(_, pt), &at))| pred.index.index_at(at, pt) << 32 | i as u64),
+        );
+        s.pred_slots.sort_unstable();
+        s.pred_slots.dedup_by_key(|k| *k >> 32);
         // Touch every predecessor's cell first: the loop below updates them
         // with locked instructions, which wait for every earlier load, so its
         // cache misses would be taken one after another; plain loads here
         // take them together.
         let mut touched = 0u16;
-        for &q in &s.slots {
-            touched |= pred.values[q as usize].load(Relaxed);
+        for &k in &s.pred_slots {
+            touched |= pred.values[(k >> 32) as usize].load(Relaxed);
         }
         std::hint::black_box(touched);
         let next = Value::from_ply(d + 1).to_entry();
-        for i in 0..s.slots.len() {
-            let q = s.slots[i];
+        for j in 0..s.pred_slots.len() {
+            let (q, i) = (s.pred_slots[j] >> 32, s.pred_slots[j] as u32 as usize);
+            let (pu, pt) = s.preds[i];
             let cell = &pred.values[q as usize];
             match value {
                 Value::Loss(_) => {
                     if resolve(cell, next) {
-                        s.next.push(Self::item(pred_side, q));
+                        s.next.push(Resolved::new(pred_side, pu, pt));
                     }
                 }
-                Value::Win(_) => self.count_down(cell, pred_side, q, d, s),
+                Value::Win(_) => self.count_down(cell, pred_side, q, pu, pt, d, s),
                 Value::Draw => self.fault.store(true, Relaxed),
             }
         }
@@ -622,6 +662,12 @@ pub(crate) fn solve_pair(
             detail: "a pair with stones in hand exists only under the Lasker rule".to_string(),
         });
     }
+    if rules.board().len() > MAX_POINTS {
+        return Err(SolveError::Internal {
+            sector,
+            detail: format!("a board of {} points exceeds this solver's {MAX_POINTS}", rules.board().len()),
+        });
+    }
     let mut sides = Vec::new();
     for &sector in &sectors {
         let index = rules.indexer().sector(sector);
@@ -673,39 +719,53 @@ pub(crate) fn solve_pair(
     }
 
     let t1 = Instant::now();
-    let mut frontier: Vec<Item> = Vec::new();
+    // The frontier in the pieces the threads wrote it in (gathering them
+    // into one vector would hold it twice).
+    let mut frontier: Vec<Vec<Resolved>> = Vec::new();
     let mut d: u16 = 0;
     loop {
         if let Some(due) = claims.0.get_mut(d as usize) {
             let entry = Value::from_ply(d).to_entry();
-            let take = |&item: &Item| {
+            // A claim that takes its slot joins the frontier, with its
+            // position decoded from the slot.
+            let take = |item: Item| {
                 let (side, slot) = Pair::split(item);
-                resolve(&pair.sides[side].values[slot as usize], entry)
+                let me = &pair.sides[side];
+                if !resolve(&me.values[slot as usize], entry) {
+                    return None;
+                }
+                match me.index.position(slot) {
+                    Some((us, them)) => Some(Resolved::new(side, us, them)),
+                    None => {
+                        pair.fault.store(true, Relaxed);
+                        None
+                    }
+                }
             };
             let due = std::mem::take(due);
-            if due.len() < SEQUENTIAL {
-                frontier.extend(due.into_iter().filter(take));
+            frontier.push(if due.len() < SEQUENTIAL {
+                due.into_iter().filter_map(take).collect()
             } else {
-                let taken: Vec<Item> = due.into_par_iter().filter(take).collect();
-                frontier.extend(taken);
-            }
+                due.into_par_iter().filter_map(take).collect()
+            });
         }
-        if frontier.is_empty() && claims.0.len() <= d as usize + 1 {
+        let resolved: usize = frontier.iter().map(Vec::len).sum();
+        if resolved == 0 && claims.0.len() <= d as usize + 1 {
             break;
         }
-        progress.message(&format!("pair {name}: ply {d}, {} positions resolved at this ply", frontier.len()));
-        let per_thread: Vec<(Vec<Item>, Claims)> = if frontier.len() < SEQUENTIAL {
+        progress.message(&format!("pair {name}: ply {d}, {resolved} positions resolved at this ply"));
+        let per_thread: Vec<(Vec<Resolved>, Claims)> = if resolved < SEQUENTIAL {
             let mut s = Scratch::default();
-            for &item in &frontier {
-                pair.propagate(item, d, &mut s);
+            for &r in frontier.iter().flatten() {
+                pair.propagate(r, d, &mut s);
             }
             vec![(s.next, s.claims)]
         } else {
             frontier
                 .par_iter()
-                .with_min_len(256)
-                .fold(Scratch::default, |mut s, &item| {
-                    pair.propagate(item, d, &mut s);
+                .flat_map(|piece| piece.par_iter().with_min_len(256))
+                .fold(Scratch::default, |mut s, &r| {
+                    pair.propagate(r, d, &mut s);
                     s
                 })
                 .map(|s| (s.next, s.claims))
@@ -713,7 +773,9 @@ pub(crate) fn solve_pair(
         };
         frontier = Vec::new();
         for (next, c) in per_thread {
-            frontier.extend(next);
+            if !next.is_empty() {
+                frontier.push(next);
+            }
             claims.append(c);
         }
         d = d.checked_add(1).filter(|&d| d <= MAX_PLY).ok_or_else(|| SolveError::Internal {

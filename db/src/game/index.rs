@@ -348,6 +348,26 @@ impl SectorIndex {
         orbit as u64 * self.opponent_sets + rank_among_empty(rep, them)
     }
 
+    /// Where the side to move's set `us` (`w` stones) lies in this index:
+    /// one read of the orbit table. [`SectorIndex::index_at`] then ranks any
+    /// opponent set against it, so a caller can look many sets up first
+    /// (their reads overlap) and rank afterwards, or rank many opponent sets
+    /// against one `us`.
+    #[inline]
+    pub fn locate(&self, us: Bitboard) -> Located {
+        locate(&self.board, &self.orbits, us)
+    }
+
+    /// The slot of the position `(us, them)` where `at` is
+    /// [`SectorIndex::locate`]`(us)` (same guarantees as
+    /// [`SectorIndex::index`]). Reads the orbit's stabiliser only when its
+    /// representative has a symmetry.
+    #[inline]
+    pub fn index_at(&self, at: Located, them: Bitboard) -> u64 {
+        let best = smallest_image(&self.board, &self.orbits, at, them);
+        at.orbit as u64 * self.opponent_sets + rank_among_empty(at.rep, best)
+    }
+
     /// The slot of a position whose `us` is already known to be in orbit
     /// `orbit` via symmetry `sym` (lets callers reuse one orbit lookup for
     /// many opponent sets).
@@ -435,24 +455,62 @@ impl SectorIndex {
     }
 }
 
+/// The orbit of a side to move's set in a [`SectorIndex`], found by
+/// [`SectorIndex::locate`]: the orbit's number (`0..` the orbits of `w`-point
+/// sets), the symmetry taking the set to the orbit's representative, whether
+/// that representative has a symmetry of its own, and the representative.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Located {
+    orbit: usize,
+    sym: usize,
+    symmetric: bool,
+    rep: Bitboard,
+}
+
+impl Located {
+    /// The orbit's number.
+    pub fn orbit(self) -> usize {
+        self.orbit
+    }
+
+    /// Whether a symmetry other than the identity fixes the orbit's
+    /// representative (then two opponent sets can give one position).
+    pub fn symmetric(self) -> bool {
+        self.symmetric
+    }
+}
+
 /// Orbit, representative and smallest mapped opponent set of a position.
-/// When the representative has no symmetry but the identity (most orbits),
-/// the representative is `us` mapped, and no list is read but the orbit's
-/// entry.
 #[inline]
 fn canonicalise(board: &Board, orbits: &OrbitTable, us: Bitboard, them: Bitboard) -> (usize, Bitboard, Bitboard) {
+    let at = locate(board, orbits, us);
+    (at.orbit, at.rep, smallest_image(board, orbits, at, them))
+}
+
+/// [`SectorIndex::locate`] with the board and the orbit table of `us`'s
+/// stone count. When the representative has no symmetry but the identity
+/// (most orbits), it is `us` mapped, and no list is read but the orbit's
+/// entry.
+#[inline]
+fn locate(board: &Board, orbits: &OrbitTable, us: Bitboard) -> Located {
+    let (orbit, sym, symmetric) = orbits.orbit_info(us);
+    Located { orbit, sym, symmetric, rep: board.symmetries()[sym].apply(us) }
+}
+
+/// The smallest image of `them` under the symmetries that take the set
+/// located at `at` to its representative.
+#[inline]
+fn smallest_image(board: &Board, orbits: &OrbitTable, at: Located, them: Bitboard) -> Bitboard {
     let syms = board.symmetries();
-    let (orbit, s, symmetric) = orbits.orbit_info(us);
-    let sym = &syms[s];
-    let mapped = sym.apply(them);
-    if !symmetric {
-        return (orbit, sym.apply(us), mapped);
+    let mapped = syms[at.sym].apply(them);
+    if !at.symmetric {
+        return mapped;
     }
     let mut best = mapped;
-    for &g in orbits.stabiliser(orbit) {
+    for &g in orbits.stabiliser(at.orbit) {
         best = best.min(syms[g as usize].apply(mapped));
     }
-    (orbit, orbits.representative(orbit), best)
+    best
 }
 
 /// Colex rank of `them` after squeezing out the points of `occupied` (the
