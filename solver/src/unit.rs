@@ -36,10 +36,13 @@ pub struct Unit {
 }
 
 /// Bytes of working memory per slot of a pair: a 16-bit cell (the value,
-/// or the successor counter while the position is unknown), and claims and
-/// frontier (32-bit items; measured below half the slots at once on
-/// `nine`'s largest pairs).
-const PAIR_BYTES_PER_SLOT: u64 = 4;
+/// or the successor counter while the position is unknown), claims (32-bit
+/// items) and the frontier (64-bit positions). Claims and frontier together
+/// stayed below half the slots at once on `nine`'s largest pairs (with
+/// 32-bit frontier items, then 4 bytes per slot in all); holding positions
+/// in the frontier raised the peak resident by 1.06 bytes per slot on the
+/// pair 4-7/7-4 of `nine-noflying`.
+const PAIR_BYTES_PER_SLOT: u64 = 5;
 
 /// Bytes of working memory per slot of a placement sector: its entries in
 /// the mirrored index's order, then in its own (16 bits each).
