@@ -753,6 +753,9 @@ pub(crate) fn solve_pair(
         if resolved == 0 && claims.0.len() <= d as usize + 1 {
             break;
         }
+        // Positions with the same opponent set side by side: their
+        // predecessors' cells share a few orbit blocks.
+        frontier.par_iter_mut().for_each(|piece| piece.par_sort_unstable_by_key(|r| r.0 >> 32));
         progress.message(&format!("pair {name}: ply {d}, {resolved} positions resolved at this ply"));
         let per_thread: Vec<(Vec<Resolved>, Claims)> = if resolved < SEQUENTIAL {
             let mut s = Scratch::default();

@@ -1,0 +1,88 @@
+#!/bin/sh
+# Solves, verifies and summarises one 24-point rule set completely (both
+# phases, every sector), in runs that may be killed and started again at any
+# point: each step resumes from what is on disk. For the games too large for
+# one session (README, "Results"); the small ones use results/small.sh.
+#
+#   results/whole.sh NAME [DB]      e.g. results/whole.sh nine-diagonal /data/nd
+#
+# NAME is a preset (`morris solve --help` lists them); DB (default
+# $DBROOT/NAME, DBROOT default `.`) keeps the tables, which are never
+# deleted. Start it with nohup, from the repository root, after
+# `cargo build --release`:
+#
+#   nohup results/whole.sh nine-diagonal > nine-diagonal.log 2>&1 &
+#
+# Steps, each logged beside the database (DB.*):
+#   1. `morris solve --phase all --compress` (resumes from finished tables);
+#      every run's wall and CPU seconds and peak resident memory go to
+#      DB.solve-runs.csv (/usr/bin/time).
+#   2. `morris verify`, one table at a time; each passing table goes to
+#      DB.verify.csv with its wall seconds, so a new run verifies only the
+#      rest. A fault stops the script (exit 1) with the table named.
+#   3. the results: results/NAME-sliding.csv and -placement.csv (`morris
+#      stats --format csv`), results/NAME-longest.csv (`--longest 10`) and
+#      the row of results/values.csv (`morris value --no-solve`), with
+#      solve_s the sum of the solve runs' wall seconds and verify_s the sum
+#      of the tables' verify seconds.
+#   4. the value by search: WDL files of the sliding tables (DB.wdl) and
+#      `morris prove --divide` (DB.prove.txt), which must agree with step 3.
+set -eu
+
+[ $# -ge 1 ] || { echo "usage: results/whole.sh NAME [DB]" >&2; exit 2; }
+name=$1
+db=${2:-${DBROOT:-.}/$name}
+morris=${MORRIS:-target/release/morris}
+values=results/values.csv
+header=rules,start,first_moves,positions,tables,solve_s,verify_s
+[ -x "$morris" ] || { echo "$morris: not found; run cargo build --release first" >&2; exit 1; }
+
+# 1. Solve.
+runs=$db.solve-runs.csv
+[ -f "$runs" ] || echo "started,wall_s,cpu_s,peak_rss_mib" > "$runs"
+started=$(date -u +%FT%TZ)
+/usr/bin/time -f "%e %U %S %M" -o "$db.time" "$morris" solve --rules "$name" --db "$db" --phase all --compress -q
+awk -v s="$started" '{ printf "%s,%.0f,%.0f,%.0f\n", s, $1, $2 + $3, $4 / 1024 }' "$db.time" >> "$runs"
+
+# 2. Verify every table not verified yet. Files are NAME_W_B_WH_BH.mtb or
+# .mtz; sliding sectors are named w-b, placement sectors w-b-wh-bh.
+done_list=$db.verify.csv
+[ -f "$done_list" ] || echo "sector,wall_s" > "$done_list"
+for f in "$db/${name}"_*.mt[bz]; do
+    sector=$(basename "$f" | sed -e "s/^${name}_//" -e 's/\.mt[bz]$//' -e 's/_0_0$//' -e 's/_/-/g')
+    if grep -q "^$sector," "$done_list"; then continue; fi
+    if ! /usr/bin/time -f %e -o "$db.time" "$morris" verify --rules "$name" --db "$db" --sectors "$sector" -q \
+        > "$db.verify-last.txt" 2>&1; then
+        cat "$db.verify-last.txt" >&2
+        echo "verify: table $sector failed (above)" >&2
+        exit 1
+    fi
+    echo "$sector,$(tail -1 "$db.time")" >> "$done_list"
+done
+
+# 3. Results.
+"$morris" stats --rules "$name" --format csv --db "$db" > "$db.stats.csv"
+head -1 "$db.stats.csv" > "results/$name-sliding.csv"
+head -1 "$db.stats.csv" > "results/$name-placement.csv"
+awk -F, 'NR > 1 && split($1, s, "-") == 2' "$db.stats.csv" >> "results/$name-sliding.csv"
+awk -F, 'NR > 1 && split($1, s, "-") == 4' "$db.stats.csv" >> "results/$name-placement.csv"
+"$morris" stats --rules "$name" --longest 10 --format csv --db "$db" > "results/$name-longest.csv"
+solve_s=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$runs")
+verify_s=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$done_list")
+row=$("$morris" value --rules "$name" --db "$db" --no-solve --format csv \
+    --solve-s "$solve_s" --verify-s "$verify_s" | tail -1)
+[ -f "$values" ] || echo "$header" > "$values"
+{ echo "$header"; grep -v -e "^$header\$" -e "^$name," "$values" || true; echo "$row"; } > "$values.new"
+mv "$values.new" "$values"
+echo "$row"
+
+# 4. The value by search, from the sliding tables' WDL files.
+if [ ! -f "$db.prove.txt" ]; then
+    mkdir -p "$db.sliding" "$db.wdl"
+    for f in "$db/${name}"_*_0_0.mt[bz]; do ln -f "$f" "$db.sliding/"; done
+    "$morris" export-wdl --rules "$name" --db "$db.sliding" --out "$db.wdl"
+    "$morris" prove --rules "$name" --db "$db.sliding" --wdl "$db.wdl" --divide > "$db.prove.new"
+    mv "$db.prove.new" "$db.prove.txt"
+    rm -rf "$db.sliding"
+fi
+cat "$db.prove.txt"
