@@ -14,19 +14,21 @@
 #   nohup results/whole.sh nine-diagonal > nine-diagonal.log 2>&1 &
 #
 # Steps, each logged beside the database (DB.*):
-#   1. `morris solve --phase all --compress` (resumes from finished tables);
-#      every run's wall and CPU seconds and peak resident memory go to
-#      DB.solve-runs.csv (/usr/bin/time).
-#   2. `morris verify`, one table at a time; each passing table goes to
+#   1. `morris solve --phase sliding` (tables left as .mtb), then the
+#      value by search: WDL files of the sliding tables (DB.wdl) and
+#      `morris prove --divide` (DB.prove.txt), hours before the placement
+#      tables exist.
+#   2. `morris solve --phase all --compress` (resumes from finished tables).
+#      Every solve run's wall and CPU seconds and peak resident memory go
+#      to DB.solve-runs.csv (/usr/bin/time).
+#   3. `morris verify`, one table at a time; each passing table goes to
 #      DB.verify.csv with its wall seconds, so a new run verifies only the
 #      rest. A fault stops the script (exit 1) with the table named.
-#   3. the results: results/NAME-sliding.csv and -placement.csv (`morris
+#   4. the results: results/NAME-sliding.csv and -placement.csv (`morris
 #      stats --format csv`), results/NAME-longest.csv (`--longest 10`) and
-#      the row of results/values.csv (`morris value --no-solve`), with
-#      solve_s the sum of the solve runs' wall seconds and verify_s the sum
-#      of the tables' verify seconds.
-#   4. the value by search: WDL files of the sliding tables (DB.wdl) and
-#      `morris prove --divide` (DB.prove.txt), which must agree with step 3.
+#      the row of results/values.csv (`morris value --no-solve`, which must
+#      agree with step 1), with solve_s the sum of the solve runs' wall
+#      seconds and verify_s the sum of the tables' verify seconds.
 set -eu
 
 [ $# -ge 1 ] || { echo "usage: results/whole.sh NAME [DB]" >&2; exit 2; }
@@ -37,14 +39,29 @@ values=results/values.csv
 header=rules,start,first_moves,positions,tables,solve_s,verify_s
 [ -x "$morris" ] || { echo "$morris: not found; run cargo build --release first" >&2; exit 1; }
 
-# 1. Solve.
+# 1. and 2. Solve, timing each run.
 runs=$db.solve-runs.csv
 [ -f "$runs" ] || echo "started,wall_s,cpu_s,peak_rss_mib" > "$runs"
-started=$(date -u +%FT%TZ)
-/usr/bin/time -f "%e %U %S %M" -o "$db.time" "$morris" solve --rules "$name" --db "$db" --phase all --compress -q
-awk -v s="$started" '{ printf "%s,%.0f,%.0f,%.0f\n", s, $1, $2 + $3, $4 / 1024 }' "$db.time" >> "$runs"
+solve() {
+    started=$(date -u +%FT%TZ)
+    /usr/bin/time -f "%e %U %S %M" -o "$db.time" "$morris" solve --rules "$name" --db "$db" -q "$@"
+    awk -v s="$started" '{ printf "%s,%.0f,%.0f,%.0f\n", s, $1, $2 + $3, $4 / 1024 }' "$db.time" >> "$runs"
+}
+if [ ! -f "$db.prove.txt" ]; then
+    # Sliding tables stay .mtb: the placement phase reads them at random.
+    solve --phase sliding
+    # The value by search, from the sliding tables' WDL files.
+    mkdir -p "$db.sliding" "$db.wdl"
+    for f in "$db/${name}"_*_0_0.mt[bz]; do ln -f "$f" "$db.sliding/"; done
+    "$morris" export-wdl --rules "$name" --db "$db.sliding" --out "$db.wdl"
+    "$morris" prove --rules "$name" --db "$db.sliding" --wdl "$db.wdl" --divide > "$db.prove.new"
+    mv "$db.prove.new" "$db.prove.txt"
+    rm -rf "$db.sliding"
+fi
+cat "$db.prove.txt"
+solve --phase all --compress
 
-# 2. Verify every table not verified yet. Files are NAME_W_B_WH_BH.mtb or
+# 3. Verify every table not verified yet. Files are NAME_W_B_WH_BH.mtb or
 # .mtz; sliding sectors are named w-b, placement sectors w-b-wh-bh.
 done_list=$db.verify.csv
 [ -f "$done_list" ] || echo "sector,wall_s" > "$done_list"
@@ -60,7 +77,7 @@ for f in "$db/${name}"_*.mt[bz]; do
     echo "$sector,$(tail -1 "$db.time")" >> "$done_list"
 done
 
-# 3. Results.
+# 4. Results.
 "$morris" stats --rules "$name" --format csv --db "$db" > "$db.stats.csv"
 head -1 "$db.stats.csv" > "results/$name-sliding.csv"
 head -1 "$db.stats.csv" > "results/$name-placement.csv"
@@ -75,14 +92,3 @@ row=$("$morris" value --rules "$name" --db "$db" --no-solve --format csv \
 { echo "$header"; grep -v -e "^$header\$" -e "^$name," "$values" || true; echo "$row"; } > "$values.new"
 mv "$values.new" "$values"
 echo "$row"
-
-# 4. The value by search, from the sliding tables' WDL files.
-if [ ! -f "$db.prove.txt" ]; then
-    mkdir -p "$db.sliding" "$db.wdl"
-    for f in "$db/${name}"_*_0_0.mt[bz]; do ln -f "$f" "$db.sliding/"; done
-    "$morris" export-wdl --rules "$name" --db "$db.sliding" --out "$db.wdl"
-    "$morris" prove --rules "$name" --db "$db.sliding" --wdl "$db.wdl" --divide > "$db.prove.new"
-    mv "$db.prove.new" "$db.prove.txt"
-    rm -rf "$db.sliding"
-fi
-cat "$db.prove.txt"
