@@ -20,7 +20,8 @@
 #      tables exist.
 #   2. `morris solve --phase all --compress` (resumes from finished tables).
 #      Every solve run's wall and CPU seconds and peak resident memory go
-#      to DB.solve-runs.csv (/usr/bin/time).
+#      to DB.solve-runs.csv (/usr/bin/time), each pair's and sector's
+#      times to DB.solve.log (`solve -v`).
 #   3. `morris verify`, one table at a time; each passing table goes to
 #      DB.verify.csv with its wall seconds, so a new run verifies only the
 #      rest. A fault stops the script (exit 1) with the table named.
@@ -44,7 +45,8 @@ runs=$db.solve-runs.csv
 [ -f "$runs" ] || echo "started,wall_s,cpu_s,peak_rss_mib" > "$runs"
 solve() {
     started=$(date -u +%FT%TZ)
-    /usr/bin/time -f "%e %U %S %M" -o "$db.time" "$morris" solve --rules "$name" --db "$db" -q "$@"
+    /usr/bin/time -f "%e %U %S %M" -o "$db.time" "$morris" solve --rules "$name" --db "$db" -q -v "$@" \
+        >> "$db.solve.log" 2>&1
     awk -v s="$started" '{ printf "%s,%.0f,%.0f,%.0f\n", s, $1, $2 + $3, $4 / 1024 }' "$db.time" >> "$runs"
 }
 if [ ! -f "$db.prove.txt" ]; then
