@@ -398,11 +398,11 @@ impl<E: Encoding> Tables<E> {
     ///
     /// let db = Database::open(dir.path(), rules)?;
     /// let pos = Position::parse("W:a4,d1,g4 B:b2,d6,f2 w", db.rules())?;
-    /// assert_eq!(db.value(&pos)?, Value::win(15).unwrap());
+    /// assert_eq!(db.value(&pos)?, Value::win(15).unwrap()); // ok: 15 plies is a valid DTM
     /// let line = db.principal_line(&pos, 100)?;
     /// assert_eq!(line.len(), 15); // to the end of the game
-    /// assert_eq!(line[0].1, Value::win(15).unwrap());
-    /// assert_eq!(line[14].1, Value::win(1).unwrap());
+    /// assert_eq!(line[0].1, Value::win(15).unwrap()); // ok: a valid DTM
+    /// assert_eq!(line[14].1, Value::win(1).unwrap()); // ok: a valid DTM
     /// for (mv, value) in &line {
     ///     println!("{} {value:?}", mv.notation(db.rules().board()));
     /// }

@@ -754,8 +754,13 @@ pub(crate) fn solve_pair(
             break;
         }
         // Positions with the same opponent set side by side: their
-        // predecessors' cells share a few orbit blocks.
-        frontier.par_iter_mut().for_each(|piece| piece.par_sort_unstable_by_key(|r| r.0 >> 32));
+        // predecessors' cells share a few orbit blocks (on this thread when
+        // the frontier is small, as below).
+        if resolved < SEQUENTIAL {
+            frontier.iter_mut().for_each(|piece| piece.sort_unstable_by_key(|r| r.0 >> 32));
+        } else {
+            frontier.par_iter_mut().for_each(|piece| piece.par_sort_unstable_by_key(|r| r.0 >> 32));
+        }
         progress.message(&format!("pair {name}: ply {d}, {resolved} positions resolved at this ply"));
         let per_thread: Vec<(Vec<Resolved>, Claims)> = if resolved < SEQUENTIAL {
             let mut s = Scratch::default();

@@ -344,8 +344,7 @@ impl SectorIndex {
     /// caller guarantees).
     #[inline]
     pub fn index(&self, us: Bitboard, them: Bitboard) -> u64 {
-        let (orbit, rep, them) = self.canonical(us, them);
-        orbit as u64 * self.opponent_sets + rank_among_empty(rep, them)
+        self.index_at(self.locate(us), them)
     }
 
     /// Where the side to move's set `us` (`w` stones) lies in this index:
@@ -373,13 +372,8 @@ impl SectorIndex {
     /// many opponent sets).
     #[inline]
     pub fn index_with_orbit(&self, orbit: usize, sym: usize, them: Bitboard) -> u64 {
-        let syms = self.board.symmetries();
-        let mapped = syms[sym].apply(them);
-        let mut best = mapped;
-        for &g in self.orbits.stabiliser(orbit) {
-            best = best.min(syms[g as usize].apply(mapped));
-        }
-        orbit as u64 * self.opponent_sets + rank_among_empty(self.orbits.representative(orbit), best)
+        let symmetric = !self.orbits.stabiliser(orbit).is_empty();
+        self.index_at(Located { orbit, sym, symmetric, rep: self.orbits.representative(orbit) }, them)
     }
 
     /// Slots per orbit of the side to move's stone set: `C(n - w, b)`.
