@@ -19,17 +19,15 @@
 # options). Scratch databases go to $SCRATCH (default
 # /tmp/morris-results) and are deleted when done.
 set -eu
+. "$(dirname "$0")/common.sh"
 
 morris=${MORRIS:-target/release/morris}
 scratch=${SCRATCH:-/tmp/morris-results}
-values=results/values.csv
-header=rules,start,first_moves,positions,tables,solve_s,verify_s
 
 if [ $# -eq 0 ]; then
     set -- three three-nodiagonal six six-flying "lasker-5:--rules lasker --stones 5"
 fi
 [ -x "$morris" ] || { echo "$morris: not found; run cargo build --release first" >&2; exit 1; }
-[ -f "$values" ] || echo "$header" > "$values"
 mkdir -p "$scratch"
 
 for spec in "$@"; do
@@ -44,21 +42,8 @@ for spec in "$@"; do
     /usr/bin/time -f %e -o "$scratch/solve.s" "$morris" solve --phase all $options --db "$db" -q
     # shellcheck disable=SC2086
     /usr/bin/time -f %e -o "$scratch/verify.s" "$morris" verify $options --db "$db" -q > "$scratch/verify.out"
-    # shellcheck disable=SC2086
-    "$morris" stats --format csv --db "$db" > "$scratch/stats.csv"
-    head -1 "$scratch/stats.csv" > "results/$name-sliding.csv"
-    head -1 "$scratch/stats.csv" > "results/$name-placement.csv"
-    # Sliding sectors are named w-b, placement sectors w-b-wh-bh.
-    awk -F, 'NR > 1 && split($1, s, "-") == 2' "$scratch/stats.csv" >> "results/$name-sliding.csv"
-    awk -F, 'NR > 1 && split($1, s, "-") == 4' "$scratch/stats.csv" >> "results/$name-placement.csv"
-    "$morris" stats --longest 10 --format csv --db "$db" > "results/$name-longest.csv"
-    # shellcheck disable=SC2086
-    row=$("$morris" value $options --db "$db" --no-solve --format csv \
-        --solve-s "$(tail -1 "$scratch/solve.s")" --verify-s "$(tail -1 "$scratch/verify.s")" | tail -1)
-    rules=${row%%,*}
-    { echo "$header"; grep -v -e "^$header\$" -e "^$rules," "$values" || true; echo "$row"; } > "$values.new"
-    mv "$values.new" "$values"
+    # shellcheck disable=SC2086 # the options are words
+    write_results "$name" "$db" "$(tail -1 "$scratch/solve.s")" "$(tail -1 "$scratch/verify.s")" $options
     rm -rf "$db"
-    echo "$row"
 done
-rm -f "$scratch/solve.s" "$scratch/verify.s" "$scratch/verify.out" "$scratch/stats.csv"
+rm -f "$scratch/solve.s" "$scratch/verify.s" "$scratch/verify.out"

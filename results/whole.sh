@@ -31,13 +31,12 @@
 #      agree with step 1), with solve_s the sum of the solve runs' wall
 #      seconds and verify_s the sum of the tables' verify seconds.
 set -eu
+. "$(dirname "$0")/common.sh"
 
 [ $# -ge 1 ] || { echo "usage: results/whole.sh NAME [DB]" >&2; exit 2; }
 name=$1
 db=${2:-${DBROOT:-.}/$name}
 morris=${MORRIS:-target/release/morris}
-values=results/values.csv
-header=rules,start,first_moves,positions,tables,solve_s,verify_s
 [ -x "$morris" ] || { echo "$morris: not found; run cargo build --release first" >&2; exit 1; }
 
 # 1. and 2. Solve, timing each run.
@@ -80,17 +79,6 @@ for f in "$db/${name}"_*.mt[bz]; do
 done
 
 # 4. Results.
-"$morris" stats --rules "$name" --format csv --db "$db" > "$db.stats.csv"
-head -1 "$db.stats.csv" > "results/$name-sliding.csv"
-head -1 "$db.stats.csv" > "results/$name-placement.csv"
-awk -F, 'NR > 1 && split($1, s, "-") == 2' "$db.stats.csv" >> "results/$name-sliding.csv"
-awk -F, 'NR > 1 && split($1, s, "-") == 4' "$db.stats.csv" >> "results/$name-placement.csv"
-"$morris" stats --rules "$name" --longest 10 --format csv --db "$db" > "results/$name-longest.csv"
 solve_s=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$runs")
 verify_s=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$done_list")
-row=$("$morris" value --rules "$name" --db "$db" --no-solve --format csv \
-    --solve-s "$solve_s" --verify-s "$verify_s" | tail -1)
-[ -f "$values" ] || echo "$header" > "$values"
-{ echo "$header"; grep -v -e "^$header\$" -e "^$name," "$values" || true; echo "$row"; } > "$values.new"
-mv "$values.new" "$values"
-echo "$row"
+write_results "$name" "$db" "$solve_s" "$verify_s" --rules "$name"

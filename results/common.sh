@@ -1,0 +1,30 @@
+# Shared by results/small.sh and results/whole.sh (sourced, not run):
+# writes the committed results of one solved database.
+#
+#   write_results NAME DB SOLVE_S VERIFY_S RULE-OPTIONS...
+#
+# results/NAME-sliding.csv and -placement.csv (`morris stats --format csv`,
+# sliding sectors named w-b, placement sectors w-b-wh-bh),
+# results/NAME-longest.csv (`--longest 10`), and NAME's row of
+# results/values.csv (`morris value --no-solve`, with SOLVE_S and VERIFY_S
+# as its times; other rows kept), which it prints. Needs $morris set.
+write_results() {
+    name=$1 db=$2 solve_s=$3 verify_s=$4
+    shift 4
+    values=results/values.csv
+    header=rules,start,first_moves,positions,tables,solve_s,verify_s
+    "$morris" stats --format csv --db "$db" > "$db.stats.csv"
+    head -1 "$db.stats.csv" > "results/$name-sliding.csv"
+    head -1 "$db.stats.csv" > "results/$name-placement.csv"
+    awk -F, 'NR > 1 && split($1, s, "-") == 2' "$db.stats.csv" >> "results/$name-sliding.csv"
+    awk -F, 'NR > 1 && split($1, s, "-") == 4' "$db.stats.csv" >> "results/$name-placement.csv"
+    rm -f "$db.stats.csv"
+    "$morris" stats --longest 10 --format csv --db "$db" > "results/$name-longest.csv"
+    row=$("$morris" value "$@" --db "$db" --no-solve --format csv \
+        --solve-s "$solve_s" --verify-s "$verify_s" | tail -1)
+    rules=${row%%,*}
+    [ -f "$values" ] || echo "$header" > "$values"
+    { echo "$header"; grep -v -e "^$header\$" -e "^$rules," "$values" || true; echo "$row"; } > "$values.new"
+    mv "$values.new" "$values"
+    echo "$row"
+}
