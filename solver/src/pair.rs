@@ -198,13 +198,26 @@ struct Scratch {
     slots: Vec<u64>,
     /// Slots of placement children in the placement exit's table.
     exits: Vec<u64>,
+    /// The predecessors of the position propagated last, whose cells are
+    /// updated with the next one's (or by [`Pair::update_staged`]).
+    staged: Stage,
+    /// Buffers for the next stage.
+    ahead: Stage,
+    next: Vec<Resolved>,
+    claims: Claims,
+}
+
+/// The predecessors of one position resolved in the iteration, ranked.
+#[derive(Default)]
+struct Stage {
+    /// The side (0 or 1) they belong to.
+    side: usize,
     preds: Vec<(Bitboard, Bitboard)>,
     /// Where each of `preds`' side to move lies in its index.
     located: Vec<Located>,
-    /// Predecessors by slot: `slot << 32 | i`, `i` indexing `preds`.
+    /// Predecessors by slot: `slot << 32 | i`, `i` indexing `preds`; empty
+    /// when nothing is staged.
     pred_slots: Vec<u64>,
-    next: Vec<Resolved>,
-    claims: Claims,
 }
 
 impl Pair<'_> {
@@ -477,57 +490,82 @@ impl Pair<'_> {
     fn propagate(&self, r: Resolved, d: u16, s: &mut Scratch) {
         let (side, us, them) = (r.side(), r.us(), r.them());
         let me = &self.sides[side];
+        let pred_side = self.other(side);
+        let pred = &self.sides[pred_side];
+        let mut stage = std::mem::take(&mut s.ahead);
+        stage.side = pred_side;
+        stage.preds.clear();
+        if me.sector.is_sliding() {
+            sliding_unmoves(self.rules, us, them, &mut stage.preds);
+        } else {
+            lasker_unmoves(self.rules, us, them, me.sector.bh, &mut stage.preds);
+        }
+        // The orbit look-ups first, back to back (their reads overlap), then
+        // the ranks.
+        stage.located.clear();
+        stage.located.extend(stage.preds.iter().map(|&(pu, _)| pred.index.locate(pu)));
+        stage.pred_slots.clear();
+        stage.pred_slots.extend(
+            stage
+                .preds
+                .iter()
+                .zip(&stage.located)
+                .enumerate()
+                .map(|(i, (&(_, pt), &at))| pred.index.index_at(at, pt) << 32 | i as u64),
+        );
+        stage.pred_slots.sort_unstable();
+        stage.pred_slots.dedup_by_key(|k| *k >> 32);
+        // Ask for every predecessor's cell now and update them one position
+        // later, so their cache misses overlap this work. (Plain loads would
+        // not do: the updates are locked instructions, which wait for every
+        // earlier load; a prefetch is not ordered with them.)
+        for &k in &stage.pred_slots {
+            prefetch(&pred.values[(k >> 32) as usize]);
+        }
+        s.ahead = std::mem::replace(&mut s.staged, stage);
+        self.update_staged(d, s);
+    }
+
+    /// Updates the cells of the predecessors staged by the previous
+    /// [`Pair::propagate`] (of a position resolved at ply `d`), if any, and
+    /// clears the stage. Called by `propagate`, and once after the last
+    /// position of a ply.
+    fn update_staged(&self, d: u16, s: &mut Scratch) {
+        let stage = std::mem::take(&mut s.staged);
+        let pred = &self.sides[stage.side];
         // Every position of the frontier at ply `d` was resolved with DTM
         // `d` (a claim taken at `d`, or a child of ply `d - 1`), so its value
         // needs no look-up in the (scattered) value array.
         let value = Value::from_ply(d);
-        let pred_side = self.other(side);
-        let pred = &self.sides[pred_side];
-        s.preds.clear();
-        if me.sector.is_sliding() {
-            sliding_unmoves(self.rules, us, them, &mut s.preds);
-        } else {
-            lasker_unmoves(self.rules, us, them, me.sector.bh, &mut s.preds);
-        }
-        // The orbit look-ups first, back to back (their reads overlap), then
-        // the ranks.
-        s.located.clear();
-        s.located.extend(s.preds.iter().map(|&(pu, _)| pred.index.locate(pu)));
-        s.pred_slots.clear();
-        s.pred_slots.extend(
-            s.preds
-                .iter()
-                .zip(&s.located)
-                .enumerate()
-                .map(|(i, (&(_, pt), &at))| pred.index.index_at(at, pt) << 32 | i as u64),
-        );
-        s.pred_slots.sort_unstable();
-        s.pred_slots.dedup_by_key(|k| *k >> 32);
-        // Touch every predecessor's cell first: the loop below updates them
-        // with locked instructions, which wait for every earlier load, so its
-        // cache misses would be taken one after another; plain loads here
-        // take them together.
-        let mut touched = 0u16;
-        for &k in &s.pred_slots {
-            touched |= pred.values[(k >> 32) as usize].load(Relaxed);
-        }
-        std::hint::black_box(touched);
         let next = Value::from_ply(d + 1).to_entry();
-        for j in 0..s.pred_slots.len() {
-            let (q, i) = (s.pred_slots[j] >> 32, s.pred_slots[j] as u32 as usize);
-            let (pu, pt) = s.preds[i];
+        for &k in &stage.pred_slots {
+            let (q, i) = (k >> 32, k as u32 as usize);
+            let (pu, pt) = stage.preds[i];
             let cell = &pred.values[q as usize];
             match value {
                 Value::Loss(_) => {
                     if resolve(cell, next) {
-                        s.next.push(Resolved::new(pred_side, pu, pt));
+                        s.next.push(Resolved::new(stage.side, pu, pt));
                     }
                 }
-                Value::Win(_) => self.count_down(cell, pred_side, q, pu, pt, d, s),
+                Value::Win(_) => self.count_down(cell, stage.side, q, pu, pt, d, s),
                 Value::Draw => self.fault.store(true, Relaxed),
             }
         }
+        let mut stage = stage;
+        stage.pred_slots.clear();
+        s.staged = stage;
     }
+}
+
+/// Hints the processor to bring `cell`'s cache line in; no effect on any
+/// value (a no-op on processors other than x86-64).
+#[inline(always)]
+fn prefetch(cell: &Cell) {
+    #[cfg(target_arch = "x86_64")]
+    safe_arch::prefetch_t0(cell);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = cell;
 }
 
 /// The points where a stone of `stones` could arrive and close a mill: the
@@ -767,6 +805,7 @@ pub(crate) fn solve_pair(
             for &r in frontier.iter().flatten() {
                 pair.propagate(r, d, &mut s);
             }
+            pair.update_staged(d, &mut s);
             vec![(s.next, s.claims)]
         } else {
             frontier
@@ -776,7 +815,10 @@ pub(crate) fn solve_pair(
                     pair.propagate(r, d, &mut s);
                     s
                 })
-                .map(|s| (s.next, s.claims))
+                .map(|mut s| {
+                    pair.update_staged(d, &mut s);
+                    (s.next, s.claims)
+                })
                 .collect()
         };
         frontier = Vec::new();
