@@ -3,7 +3,8 @@
 //! database reads back as the win, draw or loss of its DTM value, in at most
 //! 2 bits per position; damaged, misplaced and foreign files give typed
 //! errors naming the file; no reader panics on arbitrary bytes; two threads
-//! get the same answers as one. Also `morris_probe::Prober`, the lock-free
+//! get the same answers as one; the compressed form reads back as the
+//! plain one. Also `morris_probe::Prober`, the lock-free
 //! per-thread handle of the DTM database, against `Database::value`.
 
 use std::fs;
@@ -12,7 +13,9 @@ use std::sync::OnceLock;
 
 use morris_db::store::TableFile;
 use morris_db::table::{table_path, HEADER_SIZE};
-use morris_db::wdl::{export_table, payload_size, wdl_path, Wdl, WdlFields, WdlHeader, WdlTable, WDL_MAGIC};
+use morris_db::wdl::{
+    export_table, export_table_compressed, payload_size, wdl_path, Wdl, WdlFields, WdlHeader, WdlTable, WDL_MAGIC,
+};
 use morris_db::{Color, Position, RuleSet, Sector, Setup, Table, TableError};
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::{Database, MissingHint, ProbeError, ProbeOptions};
@@ -168,6 +171,87 @@ fn exporting_again_gives_the_same_bytes() {
     assert_eq!(fs::read(&path).unwrap(), fs::read(wdl_file(f.wdl.path(), 3, 4)).unwrap());
     let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(leftovers.len(), 1, "no temporary file stays behind: {leftovers:?}");
+}
+
+/// The compressed export (`export-wdl --compress`) of the fixture's
+/// sectors, made once.
+fn compressed() -> &'static Path {
+    static C: OnceLock<tempfile::TempDir> = OnceLock::new();
+    C.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        for (w, b) in SECTORS {
+            let s = Sector::sliding(w, b);
+            let t = Table::open(fixture().dtm, &nine(), s, slots(s)).unwrap();
+            export_table_compressed(&t, &wdl_path(dir.path(), &nine(), s), 9).unwrap();
+        }
+        dir
+    })
+    .path()
+}
+
+#[test]
+fn compressed_files_read_back_as_the_plain_ones_in_fewer_bytes() {
+    let f = fixture();
+    let (mut plain_bytes, mut packed_bytes) = (0, 0);
+    for (w, b) in SECTORS {
+        let s = Sector::sliding(w, b);
+        let plain = WdlTable::open(f.wdl.path(), &nine(), s, slots(s)).unwrap();
+        let packed = WdlTable::open(compressed(), &nine(), s, slots(s)).unwrap();
+        packed.verify_checksum().unwrap();
+        assert!(packed.is_compressed() && !plain.is_compressed());
+        let (hp, hz) = (plain.header(), packed.header());
+        assert_eq!((hz.wins, hz.losses, hz.draws, hz.own), (hp.wins, hp.losses, hp.draws, hp.own));
+        // Backwards, so that look-ups cross blocks; padding reads as draws
+        // in both.
+        for slot in (0..=slots(s)).rev() {
+            assert_eq!(packed.wdl(slot), plain.wdl(slot), "{s} slot {slot}");
+        }
+        plain_bytes += plain.file_size();
+        packed_bytes += packed.file_size();
+    }
+    assert!(packed_bytes < plain_bytes, "{packed_bytes} bytes against {plain_bytes}");
+    let plain = WdlDatabase::open(f.wdl.path(), nine()).unwrap();
+    let packed = WdlDatabase::open(compressed(), nine()).unwrap();
+    for p in positions(89) {
+        assert_eq!(packed.wdl(&p).unwrap(), plain.wdl(&p).unwrap(), "{}", p.to_text(nine().board()));
+    }
+    // The same bytes again, and no temporary file behind.
+    let dir = tempfile::tempdir().unwrap();
+    let s = Sector::sliding(3, 4);
+    let t = Table::open(f.dtm, &nine(), s, slots(s)).unwrap();
+    let path = wdl_path(dir.path(), &nine(), s);
+    export_table_compressed(&t, &path, 9).unwrap();
+    assert_eq!(fs::read(&path).unwrap(), fs::read(wdl_file(compressed(), 3, 4)).unwrap());
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn damaged_compressed_files_are_refused_or_fail_the_checksum_never_panic() {
+    let good = fs::read(wdl_file(compressed(), 3, 4)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = wdl_file(dir.path(), 3, 4);
+    let open = |bytes: &[u8]| {
+        fs::write(&path, bytes).unwrap();
+        WdlTable::open_unchecked(&path)
+    };
+    // Cut short, or a block offset out of order: refused at open.
+    let err = open(&good[..good.len() - 1]).unwrap_err();
+    assert!(err.to_string().contains("file size"), "{err}");
+    let mut bad = good.clone();
+    bad[HEADER_SIZE + 32 + 8 + 7] = 0xff;
+    let err = open(&bad).unwrap_err();
+    assert!(err.to_string().contains("block offsets"), "{err}");
+    // Any byte of the payload changed: the checksum says so, and every
+    // look-up gives a value or None.
+    for at in (HEADER_SIZE..good.len()).step_by(37) {
+        let mut bad = good.clone();
+        bad[at] ^= 0x5a;
+        let Ok(t) = open(&bad) else { continue };
+        assert!(t.verify_checksum().is_err(), "byte {at}");
+        for slot in (0..t.header().entry_count).step_by(251) {
+            let _ = t.wdl(slot);
+        }
+    }
 }
 
 /// The error of probing `a_position()` (sector 3-3) in `dir`, checksums on.

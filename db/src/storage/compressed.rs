@@ -6,8 +6,9 @@
 //! entry up in the overflow list" (a DTM above 252 plies). The codes are
 //! cut into blocks of [`BLOCK_ENTRIES`] slots, and each block is compressed
 //! on its own with zstd, so a look-up decompresses one block of 4 KiB (a
-//! few microseconds; the last block used is cached per thread, so scans
-//! and nearby look-ups decompress once).
+//! few microseconds; each thread keeps the last few blocks it used, so
+//! scans and nearby look-ups decompress once: [`crate::storage::blocks`],
+//! which also gives the layout of the block offsets below).
 //!
 //! The file starts with the 128-byte header of [`crate::table`], with entry
 //! encoding [`ENCODING_DTM8_ZSTD`] and the XXH3-64 of everything after the
@@ -25,16 +26,17 @@
 //! | … | 16 m | overflow: slot (u64), entry (u16), 6 zero bytes; slots ascending |
 //! | … | d | the zstd frames of the blocks, in order |
 
-use std::cell::RefCell;
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::rules::RuleSet;
 use crate::sector::Sector;
+#[cfg(test)]
+use crate::storage::blocks::SUBHEADER_SIZE;
+use crate::storage::blocks::{pack, Blocks};
 use crate::store::{FileKind, Store};
 use crate::table::{write_checked, write_table, Table, TableError, TableHeader, HEADER_SIZE};
 use crate::value::PADDING_ENTRY;
@@ -48,7 +50,6 @@ pub const BLOCK_ENTRIES: usize = 4096;
 /// many times the time).
 pub const DEFAULT_LEVEL: i32 = 3;
 
-const SUBHEADER_SIZE: usize = 32;
 const CODE_OVERFLOW: u8 = 254;
 const CODE_PADDING: u8 = 255;
 const OVERFLOW_RECORD: usize = 16;
@@ -66,18 +67,8 @@ fn code_of(entry: u16) -> u8 {
 /// when a [`Table`] is opened; its fields are private).
 #[derive(Debug)]
 pub struct CompressedLayout {
-    /// Distinguishes tables in the per-thread block cache.
-    id: u64,
-    entry_count: u64,
-    block_count: u64,
-    offsets_at: usize,
-    overflow_at: usize,
-    overflow_count: usize,
-    data_at: usize,
-    data_len: u64,
+    blocks: Blocks,
 }
-
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 fn u64_at(map: &[u8], o: usize) -> Option<u64> {
     Some(u64::from_le_bytes(map.get(o..o.checked_add(8)?)?.try_into().ok()?))
@@ -91,101 +82,27 @@ impl CompressedLayout {
     /// [`TableError::Corrupt`] naming the first part that is inconsistent
     /// (sizes, offsets not ascending, overflow slots not ascending).
     pub(crate) fn parse(map: &[u8], header: &TableHeader, path: &Path) -> Result<CompressedLayout, TableError> {
-        let corrupt =
-            |field: &'static str, detail: String| TableError::Corrupt { path: path.to_path_buf(), field, detail };
-        let sub = map
-            .get(HEADER_SIZE..HEADER_SIZE + SUBHEADER_SIZE)
-            .ok_or_else(|| corrupt("file size", format!("{} bytes, shorter than the headers", map.len())))?;
-        let block_entries = u32::from_le_bytes([sub[0], sub[1], sub[2], sub[3]]) as usize;
-        if block_entries != BLOCK_ENTRIES {
-            return Err(corrupt("block size", format!("{block_entries} slots, expected {BLOCK_ENTRIES}")));
-        }
-        let word = |i: usize| u64::from_le_bytes(sub[i..i + 8].try_into().unwrap_or([0; 8]));
-        let (block_count, overflow_count, data_len) = (word(8), word(16), word(24));
-        if block_count != header.entry_count.div_ceil(BLOCK_ENTRIES as u64) {
-            return Err(corrupt(
-                "block count",
-                format!("{block_count}, but {} slots need {}", header.entry_count, header.entry_count.div_ceil(4096)),
-            ));
-        }
-        let offsets_at = HEADER_SIZE + SUBHEADER_SIZE;
-        let sizes = block_count
-            .checked_add(1)
-            .and_then(|n| n.checked_mul(8))
-            .and_then(|o| o.checked_add(offsets_at as u64))
-            .and_then(|o| Some((o, overflow_count.checked_mul(OVERFLOW_RECORD as u64)?)))
-            .and_then(|(o, v)| Some((o, o.checked_add(v)?)))
-            .and_then(|(o, d)| Some((o, d, d.checked_add(data_len)?)));
-        let Some((overflow_at, data_at, total)) = sizes.filter(|s| s.2 == map.len() as u64) else {
-            return Err(corrupt(
-                "file size",
-                format!("{} bytes, which does not match the counts in the compressed header", map.len()),
-            ));
-        };
-        let mut previous = 0;
-        for b in 0..=block_count as usize {
-            let o = u64_at(map, offsets_at + 8 * b).unwrap_or(u64::MAX);
-            if o < previous || o > data_len || (b == 0 && o != 0) || (b == block_count as usize && o != data_len) {
-                return Err(corrupt("block offsets", format!("offset {b} is {o}, out of order or past the data")));
-            }
-            previous = o;
-        }
+        let blocks = Blocks::parse(map, header.entry_count, BLOCK_ENTRIES, OVERFLOW_RECORD, path)?;
+        let (at, count) = blocks.list();
         let mut previous_slot = None;
-        for i in 0..overflow_count as usize {
-            let slot = u64_at(map, overflow_at as usize + OVERFLOW_RECORD * i).unwrap_or(u64::MAX);
+        for i in 0..count {
+            let slot = u64_at(map, at + OVERFLOW_RECORD * i).unwrap_or(u64::MAX);
             if slot >= header.entry_count || previous_slot.is_some_and(|p| p >= slot) {
-                return Err(corrupt("overflow list", format!("record {i} names slot {slot}, out of order")));
+                return Err(TableError::corrupt(
+                    path,
+                    "overflow list",
+                    format!("record {i} names slot {slot}, out of order"),
+                ));
             }
             previous_slot = Some(slot);
         }
-        debug_assert_eq!(total, map.len() as u64);
-        Ok(CompressedLayout {
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            entry_count: header.entry_count,
-            block_count,
-            offsets_at,
-            overflow_at: overflow_at as usize,
-            overflow_count: overflow_count as usize,
-            data_at: data_at as usize,
-            data_len,
-        })
+        Ok(CompressedLayout { blocks })
     }
 
     /// The 16-bit entry of `slot`; `None` past the end or when its block
     /// does not decompress to the right size (a damaged file).
     pub(crate) fn entry(&self, map: &[u8], slot: u64) -> Option<u16> {
-        if slot >= self.entry_count {
-            return None;
-        }
-        let block = slot / BLOCK_ENTRIES as u64;
-        let within = (slot % BLOCK_ENTRIES as u64) as usize;
-        let code = CACHE.with(|cache| {
-            let mut cache = cache.try_borrow_mut().ok()?;
-            if cache.table != self.id || cache.block != block {
-                cache.table = 0;
-                let start = u64_at(map, self.offsets_at + 8 * block as usize)?;
-                let end = u64_at(map, self.offsets_at + 8 * (block as usize + 1))?;
-                if start > end || end > self.data_len {
-                    return None;
-                }
-                let frame = map.get(self.data_at + start as usize..self.data_at + end as usize)?;
-                let expected = if block + 1 == self.block_count {
-                    (self.entry_count - block * BLOCK_ENTRIES as u64) as usize
-                } else {
-                    BLOCK_ENTRIES
-                };
-                let BlockCache { decompressor, codes, .. } = &mut *cache;
-                let decompressor = decompressor.as_mut()?;
-                let n = decompressor.decompress_to_buffer(frame, &mut codes[..]).ok()?;
-                if n != expected {
-                    return None;
-                }
-                cache.table = self.id;
-                cache.block = block;
-            }
-            Some(cache.codes[within])
-        })?;
-        match code {
+        match self.blocks.byte(map, slot)? {
             CODE_PADDING => Some(PADDING_ENTRY),
             CODE_OVERFLOW => self.overflow(map, slot),
             c => Some(c as u16),
@@ -194,10 +111,11 @@ impl CompressedLayout {
 
     /// The entry of an overflow slot, by binary search in the list.
     fn overflow(&self, map: &[u8], slot: u64) -> Option<u16> {
-        let (mut lo, mut hi) = (0, self.overflow_count);
+        let (at, count) = self.blocks.list();
+        let (mut lo, mut hi) = (0, count);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            let at = self.overflow_at + OVERFLOW_RECORD * mid;
+            let at = at + OVERFLOW_RECORD * mid;
             let s = u64_at(map, at)?;
             match s.cmp(&slot) {
                 std::cmp::Ordering::Less => lo = mid + 1,
@@ -210,23 +128,6 @@ impl CompressedLayout {
         }
         None
     }
-}
-
-/// The block a thread decompressed last, and its zstd context.
-struct BlockCache {
-    table: u64,
-    block: u64,
-    codes: Box<[u8; BLOCK_ENTRIES]>,
-    decompressor: Option<zstd::bulk::Decompressor<'static>>,
-}
-
-thread_local! {
-    static CACHE: RefCell<BlockCache> = RefCell::new(BlockCache {
-        table: 0,
-        block: 0,
-        codes: Box::new([0; BLOCK_ENTRIES]),
-        decompressor: zstd::bulk::Decompressor::new().ok(),
-    });
 }
 
 /// Sizes of a compressed table.
@@ -258,56 +159,40 @@ pub struct CompressReport {
 pub fn compress_table(table: &Table, path: &Path, level: i32) -> Result<CompressReport, TableError> {
     let source = table.header();
     let entry_count = source.entry_count;
-    let block_count = entry_count.div_ceil(BLOCK_ENTRIES as u64);
-    let io_error = |e: io::Error| TableError::Io { path: path.to_path_buf(), error: e };
     let unreadable = |slot: u64| TableError::Corrupt {
         path: table.path().to_path_buf(),
         field: "payload",
         detail: format!("slot {slot} cannot be read"),
     };
-    type Block = (Vec<u8>, Vec<(u64, u16)>);
-    let blocks: Vec<Block> = (0..block_count)
-        .into_par_iter()
-        .map_init(
-            || (zstd::bulk::Compressor::new(level), Vec::with_capacity(BLOCK_ENTRIES)),
-            |(compressor, codes), b| -> Result<Block, TableError> {
-                let compressor = compressor.as_mut().map_err(|e| io_error(io::Error::other(e.to_string())))?;
-                codes.clear();
-                let mut overflow = Vec::new();
-                let start = b * BLOCK_ENTRIES as u64;
-                for slot in start..(start + BLOCK_ENTRIES as u64).min(entry_count) {
-                    let e = table.entry(slot).ok_or_else(|| unreadable(slot))?;
-                    let c = code_of(e);
-                    if c == CODE_OVERFLOW {
-                        overflow.push((slot, e));
-                    }
-                    codes.push(c);
+    let packed = pack(
+        entry_count,
+        BLOCK_ENTRIES,
+        level,
+        path,
+        |b, codes| {
+            let mut overflow = Vec::new();
+            let start = b * BLOCK_ENTRIES as u64;
+            for slot in start..(start + BLOCK_ENTRIES as u64).min(entry_count) {
+                let e = table.entry(slot).ok_or_else(|| unreadable(slot))?;
+                let c = code_of(e);
+                if c == CODE_OVERFLOW {
+                    overflow.push((slot, e));
                 }
-                Ok((compressor.compress(codes).map_err(io_error)?, overflow))
-            },
-        )
-        .collect::<Result<_, _>>()?;
-
-    let data_len: u64 = blocks.iter().map(|b| b.0.len() as u64).sum();
-    let overflow: Vec<(u64, u16)> = blocks.iter().flat_map(|b| b.1.iter().copied()).collect();
-    let mut head =
-        Vec::with_capacity(SUBHEADER_SIZE + 8 * (block_count as usize + 1) + OVERFLOW_RECORD * overflow.len());
-    head.extend_from_slice(&(BLOCK_ENTRIES as u32).to_le_bytes());
-    head.extend_from_slice(&0u32.to_le_bytes());
-    head.extend_from_slice(&block_count.to_le_bytes());
-    head.extend_from_slice(&(overflow.len() as u64).to_le_bytes());
-    head.extend_from_slice(&data_len.to_le_bytes());
-    let mut offset = 0u64;
-    head.extend_from_slice(&offset.to_le_bytes());
-    for b in &blocks {
-        offset += b.0.len() as u64;
-        head.extend_from_slice(&offset.to_le_bytes());
-    }
-    for &(slot, e) in &overflow {
+                codes.push(c);
+            }
+            Ok(overflow)
+        },
+        |frames| frames.iter().map(|f| f.1.len() as u64).sum(),
+    )?;
+    let data_len = packed.data_len();
+    let mut head = packed.head;
+    for &(slot, e) in packed.frames.iter().flat_map(|f| &f.1) {
         head.extend_from_slice(&slot.to_le_bytes());
         head.extend_from_slice(&e.to_le_bytes());
         head.extend_from_slice(&[0; 6]);
     }
+    let overflow = packed.frames.iter().map(|f| f.1.len() as u64).sum();
+    let blocks = packed.frames;
     let mut hasher = Xxh3::new();
     hasher.update(&head);
     for b in &blocks {
@@ -323,7 +208,7 @@ pub fn compress_table(table: &Table, path: &Path, level: i32) -> Result<Compress
         Ok(())
     };
     write_checked(path, written, |tmp| check_same(table, tmp, &header))?;
-    Ok(CompressReport { header, bytes: (HEADER_SIZE + head.len()) as u64 + data_len, overflow: overflow.len() as u64 })
+    Ok(CompressReport { header, bytes: (HEADER_SIZE + head.len()) as u64 + data_len, overflow })
 }
 
 /// Checks the compressed file at `path` against its source `table`: the

@@ -56,6 +56,9 @@ pub const ENCODING_DTM8_ZSTD: u32 = 2;
 /// Entry encoding of WDL files: five slots per byte in base 3
 /// ([`crate::wdl`]).
 pub const ENCODING_WDL_BASE3: u32 = 3;
+/// Entry encoding of compressed WDL files: the same bytes in blocks of
+/// 1 KiB compressed one by one with zstd ([`crate::wdl`]).
+pub const ENCODING_WDL_BASE3_ZSTD: u32 = 4;
 
 /// What tells one file format from another in the shared header.
 #[derive(Debug)]

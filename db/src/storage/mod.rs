@@ -5,6 +5,7 @@
 //! Everything here speaks of the game only through [`crate::game`]'s types
 //! (sectors, rule sets, values).
 
+pub(crate) mod blocks;
 pub mod compressed;
 pub mod header;
 pub mod mapped;

@@ -40,6 +40,15 @@
 //!
 //! A byte above 242 is damage: [`WdlTable::wdl`] reads no value from it.
 //!
+//! **Compressed** (encoding [`ENCODING_WDL_BASE3_ZSTD`], same extension
+//! and header; `morris export-wdl --compress`): the same payload bytes in
+//! blocks of [`WDL_BLOCK_BYTES`] (5,120 slots), each compressed on its own
+//! with zstd, laid out as [`crate::storage::blocks`] describes (no list of
+//! its own); the payload checksum covers everything after the header. A
+//! look-up decompresses one block of 1 KiB unless the thread has it
+//! already. Most sectors are nearly all wins or all losses for the side to
+//! move, so this takes a third or less of the plain file's bytes.
+//!
 //! Files are written under a temporary name (`.tmp` appended), synced and
 //! renamed. Opening checks every header field and the file size; the payload
 //! checksum is checked by [`WdlTable::verify_checksum`].
@@ -49,22 +58,29 @@ use std::io::{self, Seek, Write};
 use std::ops::Neg;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::rules::RuleSet;
 use crate::sector::Sector;
+use crate::storage::blocks::{pack, Blocks};
 use crate::storage::header::{check_file_size, Format, Header, MappedFile, OwnFields};
 use crate::store::{FileKind, Store, TableFile};
-use crate::table::{write_atomically, Table, TableError, HEADER_SIZE};
+use crate::table::{write_atomically, write_checked, Table, TableError, HEADER_SIZE};
 use crate::value::{Tally, Value};
 
 /// The magic of WDL files.
 pub const WDL_MAGIC: [u8; 8] = *b"MORRISWD";
 /// The WDL format version this library reads and writes.
 pub const WDL_FORMAT_VERSION: u32 = 1;
-pub use crate::storage::header::ENCODING_WDL_BASE3;
+pub use crate::storage::header::{ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD};
 /// Slots per payload byte.
 pub const SLOTS_PER_BYTE: u64 = 5;
+/// Payload bytes per independently compressed block of a compressed WDL
+/// file (5,120 slots).
+pub const WDL_BLOCK_BYTES: usize = 1024;
+/// The zstd level of `morris export-wdl --compress` by default.
+pub const WDL_DEFAULT_LEVEL: i32 = 9;
 pub use crate::store::WDL_EXTENSION;
 
 const CODE_DRAW: u8 = 0;
@@ -213,7 +229,7 @@ impl OwnFields for WdlFields {
     const FORMAT: Format = Format {
         magic: WDL_MAGIC,
         version: WDL_FORMAT_VERSION,
-        encodings: &[ENCODING_WDL_BASE3],
+        encodings: &[ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD],
         version_name: "WDL format version",
         version_remedy: "export the file again or use a matching release",
         wrong_magic: |magic| {
@@ -226,10 +242,16 @@ impl OwnFields for WdlFields {
         noun: "file",
     };
 
-    type Layout = ();
+    type Layout = WdlLayout;
 
-    fn layout(header: &WdlHeader, map: &[u8], path: &Path) -> Result<(), TableError> {
-        check_file_size(header, map.len(), payload_size(header.entry_count), path)
+    fn layout(header: &WdlHeader, map: &[u8], path: &Path) -> Result<WdlLayout, TableError> {
+        if header.encoding == ENCODING_WDL_BASE3_ZSTD {
+            let bytes = payload_size(header.entry_count)
+                .ok_or_else(|| TableError::corrupt(path, "entry count", "too large".to_string()))?;
+            return Ok(WdlLayout { blocks: Some(Blocks::parse(map, bytes, WDL_BLOCK_BYTES, 0, path)?) });
+        }
+        check_file_size(header, map.len(), payload_size(header.entry_count), path)?;
+        Ok(WdlLayout { blocks: None })
     }
 
     fn to_bytes(&self) -> [u8; 8] {
@@ -239,6 +261,51 @@ impl OwnFields for WdlFields {
     fn from_bytes(bytes: [u8; 8]) -> WdlFields {
         WdlFields { source_checksum: u64::from_le_bytes(bytes) }
     }
+}
+
+/// Where a WDL file's payload bytes lie (read when it is opened): right
+/// after the header, or in compressed blocks.
+#[derive(Debug)]
+pub struct WdlLayout {
+    blocks: Option<Blocks>,
+}
+
+/// The header of the WDL file of `table` (counts still zero).
+fn header_for(table: &Table, encoding: u32) -> WdlHeader {
+    let src = table.header();
+    WdlHeader {
+        rules_fingerprint: src.rules_fingerprint,
+        rules_name: src.rules_name.clone(),
+        sector: src.sector,
+        entry_count: src.entry_count,
+        canonical_positions: 0,
+        wins: 0,
+        losses: 0,
+        draws: 0,
+        own: WdlFields { source_checksum: src.payload_checksum },
+        encoding,
+        payload_checksum: 0,
+    }
+}
+
+/// Payload byte `i` of the WDL file of `table`: slots `5 i .. 5 i + 5`,
+/// counted into `tally` (padding slots and slots past the end are not).
+#[inline]
+fn payload_byte(table: &Table, i: u64, tally: &mut Tally) -> u8 {
+    let mut byte = 0u8;
+    for k in (0..SLOTS_PER_BYTE).rev() {
+        let slot = i * SLOTS_PER_BYTE + k;
+        let value = if slot < table.header().entry_count { table.value(slot) } else { None };
+        let code = match value {
+            Some(v) => {
+                tally.add(v);
+                Wdl::from(v).code()
+            }
+            None => CODE_PADDING,
+        };
+        byte = 3 * byte + code;
+    }
+    byte
 }
 
 /// Writes the WDL file of a DTM table to `path`, atomically (under
@@ -252,47 +319,20 @@ impl OwnFields for WdlFields {
 /// # Errors
 /// [`TableError::Io`] naming the file (a full disk among them).
 pub fn export_table(table: &Table, path: &Path) -> Result<WdlHeader, TableError> {
-    let src = table.header();
-    let mut h = WdlHeader {
-        rules_fingerprint: src.rules_fingerprint,
-        rules_name: src.rules_name.clone(),
-        sector: src.sector,
-        entry_count: src.entry_count,
-        canonical_positions: 0,
-        wins: 0,
-        losses: 0,
-        draws: 0,
-        own: WdlFields { source_checksum: src.payload_checksum },
-        encoding: ENCODING_WDL_BASE3,
-        payload_checksum: 0,
-    };
+    let mut h = header_for(table, ENCODING_WDL_BASE3);
     let mut tally = Tally::default();
     write_atomically(path, |w| {
         // The header is written last, once the counts are known.
         w.write_all(&[0u8; HEADER_SIZE])?;
         let mut hasher = Xxh3::new();
         let mut buf = Vec::with_capacity(1 << 16);
-        let mut slot = 0u64;
-        while slot < h.entry_count {
-            let mut byte = 0u8;
-            for k in (0..SLOTS_PER_BYTE).rev() {
-                let value = if slot + k < h.entry_count { table.value(slot + k) } else { None };
-                let code = match value {
-                    Some(v) => {
-                        tally.add(v);
-                        Wdl::from(v).code()
-                    }
-                    None => CODE_PADDING,
-                };
-                byte = 3 * byte + code;
-            }
-            buf.push(byte);
+        for i in 0..payload_size(h.entry_count).unwrap_or(0) {
+            buf.push(payload_byte(table, i, &mut tally));
             if buf.len() == buf.capacity() {
                 hasher.update(&buf);
                 w.write_all(&buf)?;
                 buf.clear();
             }
-            slot += SLOTS_PER_BYTE;
         }
         hasher.update(&buf);
         w.write_all(&buf)?;
@@ -300,6 +340,76 @@ pub fn export_table(table: &Table, path: &Path) -> Result<WdlHeader, TableError>
         h.payload_checksum = hasher.digest();
         w.seek(io::SeekFrom::Start(0))?;
         w.write_all(&h.encode())
+    })?;
+    Ok(h)
+}
+
+/// Writes the compressed WDL file of a DTM table to `path` (encoding
+/// [`ENCODING_WDL_BASE3_ZSTD`], blocks compressed in parallel at zstd
+/// `level`, 1–22; [`WDL_DEFAULT_LEVEL`]), and checks it before it gets its
+/// name: written to `<path>.tmp` and synced, then opened, its header and
+/// checksum compared and every slot read back against `table`; only then
+/// renamed. Holds the compressed payload in memory (well under a bit a
+/// slot). What [`export_table`] says of padding, checks and counts holds
+/// here too.
+///
+/// # Errors
+/// [`TableError::Io`] naming the file (a full disk among them; zstd
+/// failing), [`TableError::Corrupt`] when the file reads back other than
+/// `table` (field `compressed payload`, naming the slot); nothing is left
+/// under `path` then.
+pub fn export_table_compressed(table: &Table, path: &Path, level: i32) -> Result<WdlHeader, TableError> {
+    let mut h = header_for(table, ENCODING_WDL_BASE3_ZSTD);
+    let bytes = payload_size(h.entry_count).unwrap_or(0);
+    let packed = pack(
+        bytes,
+        WDL_BLOCK_BYTES,
+        level,
+        path,
+        |b, buf| {
+            let mut tally = Tally::default();
+            let first = b * WDL_BLOCK_BYTES as u64;
+            for i in first..(first + WDL_BLOCK_BYTES as u64).min(bytes) {
+                buf.push(payload_byte(table, i, &mut tally));
+            }
+            Ok(tally)
+        },
+        |_| 0,
+    )?;
+    let tally = packed.frames.iter().fold(Tally::default(), |t, f| t.merge(f.1));
+    h.set_counts(&tally);
+    let mut hasher = Xxh3::new();
+    hasher.update(&packed.head);
+    for f in &packed.frames {
+        hasher.update(&f.0);
+    }
+    h.payload_checksum = hasher.digest();
+    let written = |w: &mut io::BufWriter<std::fs::File>| {
+        w.write_all(&h.encode())?;
+        w.write_all(&packed.head)?;
+        for f in &packed.frames {
+            w.write_all(&f.0)?;
+        }
+        Ok(())
+    };
+    write_checked(path, written, |tmp| {
+        let back = WdlTable::open_unchecked(tmp)?;
+        if back.header() != &h {
+            return Err(TableError::corrupt(tmp, "header", "reads back other than written".to_string()));
+        }
+        back.verify_checksum()?;
+        let mismatch = (0..h.entry_count.div_ceil(4096)).into_par_iter().find_map_any(|b| {
+            (b * 4096..(b * 4096 + 4096).min(h.entry_count))
+                .find(|&slot| back.wdl(slot) != Some(table.value(slot).map_or(Wdl::Draw, Wdl::from)))
+        });
+        match mismatch {
+            Some(slot) => Err(TableError::corrupt(
+                tmp,
+                "compressed payload",
+                format!("slot {slot} differs from the source table {}", table.path().display()),
+            )),
+            None => Ok(()),
+        }
     })?;
     Ok(h)
 }
@@ -321,6 +431,11 @@ impl WdlTable {
         WdlTable::open_found(path.exists().then(|| path.clone()), path, rules, sector, expected_entries)
     }
 
+    /// Whether the file is compressed ([`ENCODING_WDL_BASE3_ZSTD`]).
+    pub fn is_compressed(&self) -> bool {
+        self.layout().blocks.is_some()
+    }
+
     /// The value at `slot`; `None` past the end and for a damaged byte.
     /// Padding slots (not canonical positions) read as draws.
     #[inline]
@@ -328,7 +443,11 @@ impl WdlTable {
         if slot >= self.header().entry_count {
             return None;
         }
-        let byte = *self.bytes().get(HEADER_SIZE + usize::try_from(slot / SLOTS_PER_BYTE).ok()?)?;
+        let i = slot / SLOTS_PER_BYTE;
+        let byte = match &self.layout().blocks {
+            Some(blocks) => blocks.byte(self.bytes(), i)?,
+            None => *self.bytes().get(HEADER_SIZE + usize::try_from(i).ok()?)?,
+        };
         if byte > MAX_BYTE {
             return None;
         }
