@@ -8,7 +8,7 @@ pub mod damage;
 pub mod reference;
 pub mod reference_game;
 
-pub use reference::{ref_children, ref_children_in, solve_nine_small, solve_small, RefValue, REF_POINTS};
+pub use reference::{ref_children, ref_children_in, solve_nine_small, solve_small, Game, RefValue, REF_POINTS};
 
 /// Fails when `mismatches` (one line each) is not empty, showing the
 /// first `show` in order; `compared` says how many of what were compared

@@ -1,5 +1,6 @@
 //! A deliberately simple reference solver for the small sliding sectors of
-//! rule set `nine` and of `nine-noflying` (the same game without flying),
+//! rule set `nine`, of `nine-noflying` (the same game without flying) and
+//! of `nine-diagonal` (the board with four diagonal lines; [`Game`]),
 //! written from RULES.md alone (it shares no code with
 //! `morris-db`): no symmetry, no index, every position explicit in a hash
 //! map, values from a ply-by-ply fixpoint of the Bellman equations.
@@ -56,6 +57,29 @@ const MILLS: [[&str; 3]; 16] = [
     ["g7", "g4", "g1"],
 ];
 
+/// The four diagonal lines of the board with diagonals (RULES.md: they
+/// join the corners of the three squares).
+const DIAGONALS: [[&str; 3]; 4] = [["a7", "b6", "c5"], ["g7", "f6", "e5"], ["a1", "b2", "c3"], ["g1", "f2", "e3"]];
+
+/// Which game of the 24-point board with 9 stones a day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Game {
+    /// A player with exactly 3 stones flies (`nine`); else slides like
+    /// everyone else (`nine-noflying`).
+    pub flying: bool,
+    /// The board has the four diagonal lines (`nine-diagonal`).
+    pub diagonals: bool,
+}
+
+impl Game {
+    /// `nine`.
+    pub const NINE: Game = Game { flying: true, diagonals: false };
+    /// `nine-noflying`.
+    pub const NOFLYING: Game = Game { flying: false, diagonals: false };
+    /// `nine-diagonal`.
+    pub const DIAGONAL: Game = Game { flying: true, diagonals: true };
+}
+
 const ALL: u32 = (1 << 24) - 1;
 
 type Key = (u32, u32);
@@ -78,21 +102,17 @@ fn bit(name: &str) -> u32 {
     1 << i
 }
 
-fn board(flying: bool) -> &'static Board {
-    static FLYING: std::sync::OnceLock<Board> = std::sync::OnceLock::new();
-    static SLIDING: std::sync::OnceLock<Board> = std::sync::OnceLock::new();
-    if flying {
-        FLYING.get_or_init(|| make_board(true))
-    } else {
-        SLIDING.get_or_init(|| make_board(false))
-    }
+fn board(game: Game) -> &'static Board {
+    static BOARDS: [std::sync::OnceLock<Board>; 4] = [const { std::sync::OnceLock::new() }; 4];
+    BOARDS[game.flying as usize | (game.diagonals as usize) << 1].get_or_init(|| make_board(game))
 }
 
-fn make_board(flying: bool) -> Board {
+fn make_board(game: Game) -> Board {
     let mut adj = [0u32; 24];
     let mut mills = Vec::new();
     let mut mills_at: [Vec<u32>; 24] = Default::default();
-    for [a, b, c] in MILLS {
+    let diagonals: &[[&str; 3]] = if game.diagonals { &DIAGONALS } else { &[] };
+    for &[a, b, c] in MILLS.iter().chain(diagonals) {
         let (a, b, c) = (bit(a), bit(b), bit(c));
         mills.push(a | b | c);
         for p in [a, b, c] {
@@ -103,7 +123,7 @@ fn make_board(flying: bool) -> Board {
             adj[y.trailing_zeros() as usize] |= x;
         }
     }
-    Board { mills, mills_at, adj, flying }
+    Board { mills, mills_at, adj, flying: game.flying }
 }
 
 /// Iterates over the set bits of a mask as point indices.
@@ -327,13 +347,14 @@ fn dtm(v: RefValue) -> Option<u16> {
 /// i.e. sectors 3-3, 3-4 and 4-3 (side to move's stones - opponent's stones).
 /// Keys: (side to move's stones, opponent's stones) as bitmasks over REF_POINTS.
 pub fn solve_nine_small() -> FxHashMap<(u32, u32), RefValue> {
-    solve_small(true)
+    solve_small(Game::NINE)
 }
 
-/// As [`solve_nine_small`], for `nine` (`flying`) or `nine-noflying`
-/// (`!flying`: a player with 3 stones slides to adjacent points only).
-pub fn solve_small(flying: bool) -> FxHashMap<(u32, u32), RefValue> {
-    let b = board(flying);
+/// As [`solve_nine_small`], for any [`Game`]: `nine-noflying` (a player
+/// with 3 stones slides to adjacent points only), `nine-diagonal` (four
+/// more lines, hence more mills and adjacencies).
+pub fn solve_small(game: Game) -> FxHashMap<(u32, u32), RefValue> {
+    let b = board(game);
     let (threes, fours) = (sets(3), sets(4));
     let pairs = |xs: &[u32], ys: &[u32]| -> Vec<Key> {
         xs.par_iter().flat_map_iter(|&x| ys.iter().filter(move |&&y| x & y == 0).map(move |&y| (x, y))).collect()
@@ -377,13 +398,13 @@ pub fn solve_small(flying: bool) -> FxHashMap<(u32, u32), RefValue> {
 /// opponent 2 stones, else the child's key (opponent to move). For checks
 /// of the reference's values against its own Bellman equations.
 pub fn ref_children(me: u32, opp: u32) -> Vec<Option<(u32, u32)>> {
-    ref_children_in(true, me, opp)
+    ref_children_in(Game::NINE, me, opp)
 }
 
-/// As [`ref_children`], with flying (`nine`) or without (`nine-noflying`).
-pub fn ref_children_in(flying: bool, me: u32, opp: u32) -> Vec<Option<(u32, u32)>> {
+/// As [`ref_children`], in any [`Game`].
+pub fn ref_children_in(game: Game, me: u32, opp: u32) -> Vec<Option<(u32, u32)>> {
     let mut out = Vec::new();
-    board(flying).for_each_child(me, opp, |c| {
+    board(game).for_each_child(me, opp, |c| {
         out.push(c);
         true
     });

@@ -9,8 +9,9 @@
 //!
 //! The real solver (`morris-solver`, probed through `morris-probe`) agrees
 //! with the independent reference solver (`morris_tests::solve_nine_small`)
-//! on every position of the sliding sectors 3-3, 3-4 and 4-3 of rule set
-//! `nine`: win, loss or draw, and the DTM of every win and loss.
+//! on every position of the sliding sectors 3-3, 3-4 and 4-3 of rule sets
+//! `nine`, `nine-noflying` and `nine-diagonal`: win, loss or draw, and the
+//! DTM of every win and loss.
 //!
 //! Positions are carried from the reference's bit order to the database's
 //! by point names. The side to move is White or Black, alternating
@@ -23,20 +24,18 @@ use std::sync::OnceLock;
 use morris_db::{Color, RuleSet, Setup, Value};
 use morris_probe::Database;
 use morris_solver::{solve_sliding, SolveOptions};
-use morris_tests::{assert_no_mismatches, ref_children_in, solve_small, RefValue, REF_POINTS};
+use morris_tests::{assert_no_mismatches, ref_children_in, solve_small, Game, RefValue, REF_POINTS};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-/// The reference solution of `nine` (`flying`) or `nine-noflying`, computed
-/// once per rule set for all tests of this file.
-fn reference(flying: bool) -> &'static FxHashMap<(u32, u32), RefValue> {
-    static FLYING: OnceLock<FxHashMap<(u32, u32), RefValue>> = OnceLock::new();
-    static SLIDING: OnceLock<FxHashMap<(u32, u32), RefValue>> = OnceLock::new();
-    let cell = if flying { &FLYING } else { &SLIDING };
-    cell.get_or_init(|| {
+/// The reference solution of `nine`, `nine-noflying` or `nine-diagonal`
+/// ([`Game`]), computed once per game for all tests of this file.
+fn reference(game: Game) -> &'static FxHashMap<(u32, u32), RefValue> {
+    static CELLS: [OnceLock<FxHashMap<(u32, u32), RefValue>>; 4] = [const { OnceLock::new() }; 4];
+    CELLS[game.flying as usize | (game.diagonals as usize) << 1].get_or_init(|| {
         let start = Instant::now();
-        let map = solve_small(flying);
-        eprintln!("solve_small(flying: {flying}): {:.1} s", start.elapsed().as_secs_f64());
+        let map = solve_small(game);
+        eprintln!("solve_small({game:?}): {:.1} s", start.elapsed().as_secs_f64());
         map
     })
 }
@@ -125,10 +124,10 @@ fn sector(key: (u32, u32)) -> (u32, u32) {
 }
 
 /// Checks the Bellman equations at one position; `None` if they hold.
-fn bellman_error(flying: bool, map: &FxHashMap<(u32, u32), RefValue>, key: (u32, u32)) -> Option<String> {
+fn bellman_error(game: Game, map: &FxHashMap<(u32, u32), RefValue>, key: (u32, u32)) -> Option<String> {
     let v = map[&key];
     let children: Vec<RefValue> =
-        ref_children_in(flying, key.0, key.1).into_iter().map(|c| c.map_or(RefValue::Loss(0), |k| map[&k])).collect();
+        ref_children_in(game, key.0, key.1).into_iter().map(|c| c.map_or(RefValue::Loss(0), |k| map[&k])).collect();
     let min_loss = children
         .iter()
         .filter_map(|c| match c {
@@ -159,7 +158,7 @@ fn bellman_error(flying: bool, map: &FxHashMap<(u32, u32), RefValue>, key: (u32,
 /// The reference's values satisfy its own Bellman equations (with or
 /// without flying): at every 3-3 position; in 3-4 and 4-3 at one decided
 /// position in 4 and one drawn position in 64.
-fn check_bellman(flying: bool, map: &FxHashMap<(u32, u32), RefValue>) {
+fn check_bellman(game: Game, map: &FxHashMap<(u32, u32), RefValue>) {
     let t = Instant::now();
     let errors: Vec<String> = map
         .par_iter()
@@ -168,7 +167,7 @@ fn check_bellman(flying: bool, map: &FxHashMap<(u32, u32), RefValue>) {
             (_, RefValue::Draw) => sample(key) == 0,
             _ => sample(key) < 16,
         })
-        .filter_map(|(&key, _)| bellman_error(flying, map, key))
+        .filter_map(|(&key, _)| bellman_error(game, map, key))
         .collect();
     assert!(errors.is_empty(), "{} errors, e.g. {:?}", errors.len(), &errors[..errors.len().min(5)]);
     eprintln!("Bellman check: {:.1} s", t.elapsed().as_secs_f64());
@@ -218,7 +217,7 @@ fn counts(map: &FxHashMap<(u32, u32), RefValue>, syms: &[[usize; 24]]) -> ([Coun
 
 #[test]
 fn reference_matches_published_figures() {
-    let map = reference(true);
+    let map = reference(Game::NINE);
 
     // Every position of the three sectors, and nothing else.
     let c = |n: u64, k: u64| (0..k).fold(1u64, |a, i| a * (n - i) / (i + 1));
@@ -258,7 +257,7 @@ fn reference_matches_published_figures() {
 
     // The Bellman equations hold: at every 3-3 position; in 3-4 and 4-3 at
     // one decided position in 4 and one drawn position in 64.
-    check_bellman(true, map);
+    check_bellman(Game::NINE, map);
 }
 
 fn names(set: u32) -> String {
@@ -267,17 +266,17 @@ fn names(set: u32) -> String {
 
 #[test]
 fn real_solver_agrees_with_reference() {
-    real_solver_agrees("nine", true);
+    real_solver_agrees("nine", Game::NINE);
 }
 
 #[test]
 fn real_solver_agrees_with_reference_without_flying() {
-    real_solver_agrees("nine-noflying", false);
+    real_solver_agrees("nine-noflying", Game::NOFLYING);
 }
 
-/// The real solver of preset `preset` against the reference with or without
-/// flying, on every position of 3-3, 3-4 and 4-3.
-fn real_solver_agrees(preset: &str, flying: bool) {
+/// The real solver of preset `preset` against the reference of `game`,
+/// on every position of 3-3, 3-4 and 4-3.
+fn real_solver_agrees(preset: &str, game: Game) {
     let rules = RuleSet::preset(preset).expect("preset");
     let dir = tempfile::tempdir().expect("temp dir");
 
@@ -287,7 +286,7 @@ fn real_solver_agrees(preset: &str, flying: bool) {
     solve_sliding(&rules, dir.path(), &options).expect("real solver");
     eprintln!("real solver: {:.1} s", start.elapsed().as_secs_f64());
 
-    let reference = reference(flying);
+    let reference = reference(game);
 
     // Reference bit i is the database point named REF_POINTS[i].
     let to_db: Vec<u32> = REF_POINTS
@@ -334,12 +333,31 @@ fn real_solver_agrees(preset: &str, flying: bool) {
 /// 3-4 and 4-3. Also the reference's own Bellman equations, as for `nine`.
 #[test]
 fn reference_without_flying_matches_the_committed_results() {
-    let map = reference(false);
+    reference_matches_committed(Game::NOFLYING, "nine-noflying-sliding.csv");
+}
+
+/// Issue 14: the same for the board with diagonals
+/// (`results/nine-diagonal-sliding.csv`).
+#[test]
+fn reference_on_the_diagonal_board_matches_the_committed_results() {
+    reference_matches_committed(Game::DIAGONAL, "nine-diagonal-sliding.csv");
+}
+
+#[test]
+fn real_solver_agrees_with_reference_on_the_diagonal_board() {
+    real_solver_agrees("nine-diagonal", Game::DIAGONAL);
+}
+
+/// The rows 3-3, 3-4 and 4-3 of `results/<file>` against the reference of
+/// `game`, counted by canonical position; then the reference's Bellman
+/// equations.
+fn reference_matches_committed(game: Game, file: &str) {
+    let map = reference(game);
     let c = |n: u64, k: u64| (0..k).fold(1u64, |a, i| a * (n - i) / (i + 1));
     assert_eq!(map.len() as u64, c(24, 3) * c(21, 3) + 2 * c(24, 3) * c(21, 4));
     let (_, canonical) = counts(map, &symmetries());
-    let csv = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../results/nine-noflying-sliding.csv"))
-        .expect("results/nine-noflying-sliding.csv");
+    let path = format!("{}/../results/{file}", env!("CARGO_MANIFEST_DIR"));
+    let csv = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
     let col = |name: &str| header.iter().position(|&h| h == name).unwrap_or_else(|| panic!("column {name}"));
@@ -362,5 +380,5 @@ fn reference_without_flying_matches_the_committed_results() {
         let r = canonical[i];
         assert_eq!(num("positions"), r.wins + r.losses + r.draws, "{name}");
     }
-    check_bellman(false, map);
+    check_bellman(game, map);
 }

@@ -246,6 +246,14 @@ fn noflying_sliding_results_add_up_to_the_same_counts() {
     check_sliding_rows(&read_csv_of("nine-noflying-sliding.csv", "nine-noflying"));
 }
 
+/// Issue 14: the board with diagonals has the same points and the same 16
+/// symmetries (each maps the four diagonals onto themselves), so the same
+/// counts per sector as `nine`, whatever the values.
+#[test]
+fn diagonal_sliding_results_add_up_to_the_same_counts() {
+    check_sliding_rows(&read_csv_of("nine-diagonal-sliding.csv", "nine-diagonal"));
+}
+
 #[test]
 fn placement_results_add_up() {
     check_placement_rows(&read_csv("nine-placement.csv"));
