@@ -531,7 +531,7 @@ impl Pair<'_> {
     /// clears the stage. Called by `propagate`, and once after the last
     /// position of a ply.
     fn update_staged(&self, d: u16, s: &mut Scratch) {
-        let stage = std::mem::take(&mut s.staged);
+        let mut stage = std::mem::take(&mut s.staged);
         let pred = &self.sides[stage.side];
         // Every position of the frontier at ply `d` was resolved with DTM
         // `d` (a claim taken at `d`, or a child of ply `d - 1`), so its value
@@ -552,7 +552,6 @@ impl Pair<'_> {
                 Value::Draw => self.fault.store(true, Relaxed),
             }
         }
-        let mut stage = stage;
         stage.pred_slots.clear();
         s.staged = stage;
     }

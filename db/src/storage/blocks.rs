@@ -25,6 +25,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
+use xxhash_rust::xxh3::Xxh3;
 
 use crate::table::{TableError, HEADER_SIZE};
 
@@ -38,7 +39,8 @@ pub(crate) const SUBHEADER_SIZE: usize = 32;
 /// Distinguishes open files in the per-thread block cache.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-fn u64_at(map: &[u8], o: usize) -> Option<u64> {
+/// The little-endian `u64` at byte `o` of `map`; `None` past its end.
+pub(crate) fn u64_at(map: &[u8], o: usize) -> Option<u64> {
     Some(u64::from_le_bytes(map.get(o..o.checked_add(8)?)?.try_into().ok()?))
 }
 
@@ -178,19 +180,45 @@ thread_local! {
 }
 
 /// A byte string compressed in blocks, ready to be written after a file
-/// header: [`Packed::head`] (sub-header and offsets), the format's own
-/// list, then [`Packed::frames`].
+/// header: [`Packed::head`] (sub-header, offsets, then the format's own
+/// list, which the caller appends), then [`Packed::frames`].
 pub(crate) struct Packed<T> {
-    /// The sub-header and block offsets.
+    /// The sub-header and block offsets; the caller appends its list.
     pub head: Vec<u8>,
     /// Each block's zstd frame and what `fill` returned for it.
     pub frames: Vec<(Vec<u8>, T)>,
+    /// Records of the format's own list, as the sub-header says.
+    pub list_count: u64,
 }
 
 impl<T> Packed<T> {
-    /// Bytes of the compressed data.
-    pub fn data_len(&self) -> u64 {
-        self.frames.iter().map(|f| f.0.len() as u64).sum()
+    /// Bytes after the file header: head, list and frames.
+    pub fn payload_len(&self) -> u64 {
+        self.head.len() as u64 + self.frames.iter().map(|f| f.0.len() as u64).sum::<u64>()
+    }
+
+    /// The XXH3-64 of everything after the file header (the header's
+    /// payload checksum).
+    pub fn checksum(&self) -> u64 {
+        let mut hasher = Xxh3::new();
+        hasher.update(&self.head);
+        for f in &self.frames {
+            hasher.update(&f.0);
+        }
+        hasher.digest()
+    }
+
+    /// Writes the encoded file header `header`, then the payload.
+    ///
+    /// # Errors
+    /// What writing to `w` returns.
+    pub fn write(&self, w: &mut impl io::Write, header: &[u8]) -> io::Result<()> {
+        w.write_all(header)?;
+        w.write_all(&self.head)?;
+        for f in &self.frames {
+            w.write_all(&f.0)?;
+        }
+        Ok(())
     }
 }
 
@@ -228,11 +256,12 @@ pub(crate) fn pack<T: Send>(
         )
         .collect::<Result<_, TableError>>()?;
     let data_len: u64 = frames.iter().map(|f| f.0.len() as u64).sum();
+    let list_count = list_count(&frames);
     let mut head = Vec::with_capacity(SUBHEADER_SIZE + 8 * (block_count as usize + 1));
     head.extend_from_slice(&(block_bytes as u32).to_le_bytes());
     head.extend_from_slice(&0u32.to_le_bytes());
     head.extend_from_slice(&block_count.to_le_bytes());
-    head.extend_from_slice(&list_count(&frames).to_le_bytes());
+    head.extend_from_slice(&list_count.to_le_bytes());
     head.extend_from_slice(&data_len.to_le_bytes());
     let mut offset = 0u64;
     head.extend_from_slice(&offset.to_le_bytes());
@@ -240,5 +269,5 @@ pub(crate) fn pack<T: Send>(
         offset += f.0.len() as u64;
         head.extend_from_slice(&offset.to_le_bytes());
     }
-    Ok(Packed { head, frames })
+    Ok(Packed { head, frames, list_count })
 }

@@ -26,17 +26,16 @@
 //! | … | 16 m | overflow: slot (u64), entry (u16), 6 zero bytes; slots ascending |
 //! | … | d | the zstd frames of the blocks, in order |
 
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
 use rayon::prelude::*;
-use xxhash_rust::xxh3::Xxh3;
 
 use crate::rules::RuleSet;
 use crate::sector::Sector;
 #[cfg(test)]
 use crate::storage::blocks::SUBHEADER_SIZE;
-use crate::storage::blocks::{pack, Blocks};
+use crate::storage::blocks::{pack, u64_at, Blocks};
 use crate::store::{FileKind, Store};
 use crate::table::{write_checked, write_table, Table, TableError, TableHeader, HEADER_SIZE};
 use crate::value::PADDING_ENTRY;
@@ -68,10 +67,6 @@ fn code_of(entry: u16) -> u8 {
 #[derive(Debug)]
 pub struct CompressedLayout {
     blocks: Blocks,
-}
-
-fn u64_at(map: &[u8], o: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(map.get(o..o.checked_add(8)?)?.try_into().ok()?))
 }
 
 impl CompressedLayout {
@@ -164,7 +159,7 @@ pub fn compress_table(table: &Table, path: &Path, level: i32) -> Result<Compress
         field: "payload",
         detail: format!("slot {slot} cannot be read"),
     };
-    let packed = pack(
+    let mut packed = pack(
         entry_count,
         BLOCK_ENTRIES,
         level,
@@ -184,31 +179,17 @@ pub fn compress_table(table: &Table, path: &Path, level: i32) -> Result<Compress
         },
         |frames| frames.iter().map(|f| f.1.len() as u64).sum(),
     )?;
-    let data_len = packed.data_len();
-    let mut head = packed.head;
+    // The overflow list, after the block offsets.
+    let mut list = Vec::with_capacity(OVERFLOW_RECORD * packed.list_count as usize);
     for &(slot, e) in packed.frames.iter().flat_map(|f| &f.1) {
-        head.extend_from_slice(&slot.to_le_bytes());
-        head.extend_from_slice(&e.to_le_bytes());
-        head.extend_from_slice(&[0; 6]);
+        list.extend_from_slice(&slot.to_le_bytes());
+        list.extend_from_slice(&e.to_le_bytes());
+        list.extend_from_slice(&[0; 6]);
     }
-    let overflow = packed.frames.iter().map(|f| f.1.len() as u64).sum();
-    let blocks = packed.frames;
-    let mut hasher = Xxh3::new();
-    hasher.update(&head);
-    for b in &blocks {
-        hasher.update(&b.0);
-    }
-    let header = TableHeader { encoding: ENCODING_DTM8_ZSTD, payload_checksum: hasher.digest(), ..source.clone() };
-    let written = |w: &mut io::BufWriter<std::fs::File>| {
-        w.write_all(&header.encode())?;
-        w.write_all(&head)?;
-        for b in &blocks {
-            w.write_all(&b.0)?;
-        }
-        Ok(())
-    };
-    write_checked(path, written, |tmp| check_same(table, tmp, &header))?;
-    Ok(CompressReport { header, bytes: (HEADER_SIZE + head.len()) as u64 + data_len, overflow })
+    packed.head.extend_from_slice(&list);
+    let header = TableHeader { encoding: ENCODING_DTM8_ZSTD, payload_checksum: packed.checksum(), ..source.clone() };
+    write_checked(path, |w| packed.write(w, &header.encode()), |tmp| check_same(table, tmp, &header))?;
+    Ok(CompressReport { header, bytes: HEADER_SIZE as u64 + packed.payload_len(), overflow: packed.list_count })
 }
 
 /// Checks the compressed file at `path` against its source `table`: the

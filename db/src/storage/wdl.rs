@@ -378,39 +378,32 @@ pub fn export_table_compressed(table: &Table, path: &Path, level: i32) -> Result
     )?;
     let tally = packed.frames.iter().fold(Tally::default(), |t, f| t.merge(f.1));
     h.set_counts(&tally);
-    let mut hasher = Xxh3::new();
-    hasher.update(&packed.head);
-    for f in &packed.frames {
-        hasher.update(&f.0);
-    }
-    h.payload_checksum = hasher.digest();
-    let written = |w: &mut io::BufWriter<std::fs::File>| {
-        w.write_all(&h.encode())?;
-        w.write_all(&packed.head)?;
-        for f in &packed.frames {
-            w.write_all(&f.0)?;
-        }
-        Ok(())
-    };
-    write_checked(path, written, |tmp| {
-        let back = WdlTable::open_unchecked(tmp)?;
-        if back.header() != &h {
-            return Err(TableError::corrupt(tmp, "header", "reads back other than written".to_string()));
-        }
-        back.verify_checksum()?;
-        let mismatch = (0..h.entry_count.div_ceil(4096)).into_par_iter().find_map_any(|b| {
-            (b * 4096..(b * 4096 + 4096).min(h.entry_count))
-                .find(|&slot| back.wdl(slot) != Some(table.value(slot).map_or(Wdl::Draw, Wdl::from)))
-        });
-        match mismatch {
-            Some(slot) => Err(TableError::corrupt(
-                tmp,
-                "compressed payload",
-                format!("slot {slot} differs from the source table {}", table.path().display()),
-            )),
-            None => Ok(()),
-        }
-    })?;
+    h.payload_checksum = packed.checksum();
+    write_checked(
+        path,
+        |w| packed.write(w, &h.encode()),
+        |tmp| {
+            let back = WdlTable::open_unchecked(tmp)?;
+            if back.header() != &h {
+                return Err(TableError::corrupt(tmp, "header", "reads back other than written".to_string()));
+            }
+            back.verify_checksum()?;
+            // One compressed block of slots per task.
+            let chunk = WDL_BLOCK_BYTES as u64 * SLOTS_PER_BYTE;
+            let mismatch = (0..h.entry_count.div_ceil(chunk)).into_par_iter().find_map_any(|b| {
+                (b * chunk..(b * chunk + chunk).min(h.entry_count))
+                    .find(|&slot| back.wdl(slot) != Some(table.value(slot).map_or(Wdl::Draw, Wdl::from)))
+            });
+            match mismatch {
+                Some(slot) => Err(TableError::corrupt(
+                    tmp,
+                    "compressed payload",
+                    format!("slot {slot} differs from the source table {}", table.path().display()),
+                )),
+                None => Ok(()),
+            }
+        },
+    )?;
     Ok(h)
 }
 
