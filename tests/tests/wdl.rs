@@ -3,8 +3,8 @@
 //! database reads back as the win, draw or loss of its DTM value, in at most
 //! 2 bits per position; damaged, misplaced and foreign files give typed
 //! errors naming the file; no reader panics on arbitrary bytes; two threads
-//! get the same answers as one; the compressed form reads back as the
-//! plain one. Also `morris_probe::Prober`, the lock-free
+//! get the same answers as one; the compressed forms (zstd blocks, groups)
+//! read back as the plain one. Also `morris_probe::Prober`, the lock-free
 //! per-thread handle of the DTM database, against `Database::value`.
 
 use std::fs;
@@ -14,7 +14,8 @@ use std::sync::OnceLock;
 use morris_db::store::TableFile;
 use morris_db::table::{table_path, HEADER_SIZE};
 use morris_db::wdl::{
-    export_table, export_table_compressed, payload_size, wdl_path, Wdl, WdlFields, WdlHeader, WdlTable, WDL_MAGIC,
+    export_table, export_table_compressed, export_table_grouped, payload_size, wdl_path, Wdl, WdlCoding, WdlFields,
+    WdlHeader, WdlTable, WDL_MAGIC,
 };
 use morris_db::{Color, Position, RuleSet, Sector, Setup, Table, TableError};
 use morris_probe::wdl::WdlDatabase;
@@ -173,83 +174,125 @@ fn exporting_again_gives_the_same_bytes() {
     assert_eq!(leftovers.len(), 1, "no temporary file stays behind: {leftovers:?}");
 }
 
-/// The compressed export (`export-wdl --compress`) of the fixture's
-/// sectors, made once.
-fn compressed() -> &'static Path {
-    static C: OnceLock<tempfile::TempDir> = OnceLock::new();
-    C.get_or_init(|| {
+/// Exports `t` to `path` in a compressed form: zstd blocks (level 9) or
+/// groups.
+fn export_packed(coding: WdlCoding, t: &Table, path: &Path) {
+    match coding {
+        WdlCoding::Zstd => export_table_compressed(t, path, 9).map(drop),
+        WdlCoding::Groups => export_table_grouped(t, path).map(drop),
+        WdlCoding::Plain => unreachable!("not a compressed form"),
+    }
+    .unwrap()
+}
+
+/// The compressed exports (`export-wdl --compress zstd` and `--compress`)
+/// of the fixture's sectors, made once each.
+fn compressed(coding: WdlCoding) -> &'static Path {
+    static Z: OnceLock<tempfile::TempDir> = OnceLock::new();
+    static G: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let cell = if coding == WdlCoding::Zstd { &Z } else { &G };
+    cell.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         for (w, b) in SECTORS {
             let s = Sector::sliding(w, b);
             let t = Table::open(fixture().dtm, &nine(), s, slots(s)).unwrap();
-            export_table_compressed(&t, &wdl_path(dir.path(), &nine(), s), 9).unwrap();
+            export_packed(coding, &t, &wdl_path(dir.path(), &nine(), s));
         }
         dir
     })
     .path()
 }
 
+const PACKED: [WdlCoding; 2] = [WdlCoding::Zstd, WdlCoding::Groups];
+
 #[test]
 fn compressed_files_read_back_as_the_plain_ones_in_fewer_bytes() {
     let f = fixture();
-    let (mut plain_bytes, mut packed_bytes) = (0, 0);
-    for (w, b) in SECTORS {
-        let s = Sector::sliding(w, b);
-        let plain = WdlTable::open(f.wdl.path(), &nine(), s, slots(s)).unwrap();
-        let packed = WdlTable::open(compressed(), &nine(), s, slots(s)).unwrap();
-        packed.verify_checksum().unwrap();
-        assert!(packed.is_compressed() && !plain.is_compressed());
-        let (hp, hz) = (plain.header(), packed.header());
-        assert_eq!((hz.wins, hz.losses, hz.draws, hz.own), (hp.wins, hp.losses, hp.draws, hp.own));
-        // Backwards, so that look-ups cross blocks; padding reads as draws
-        // in both.
-        for slot in (0..=slots(s)).rev() {
-            assert_eq!(packed.wdl(slot), plain.wdl(slot), "{s} slot {slot}");
+    for coding in PACKED {
+        let (mut plain_bytes, mut packed_bytes) = (0, 0);
+        for (w, b) in SECTORS {
+            let s = Sector::sliding(w, b);
+            let dtm = Table::open(f.dtm, &nine(), s, slots(s)).unwrap();
+            let plain = WdlTable::open(f.wdl.path(), &nine(), s, slots(s)).unwrap();
+            let packed = WdlTable::open(compressed(coding), &nine(), s, slots(s)).unwrap();
+            packed.verify_checksum().unwrap();
+            assert_eq!((packed.coding(), plain.coding()), (coding, WdlCoding::Plain));
+            assert!(packed.is_compressed() && !plain.is_compressed());
+            let (hp, hz) = (plain.header(), packed.header());
+            assert_eq!((hz.wins, hz.losses, hz.draws, hz.own), (hp.wins, hp.losses, hp.draws, hp.own));
+            // Backwards, so that look-ups cross blocks and groups. Padding
+            // reads as a draw in zstd blocks, as some value in groups.
+            for slot in (0..=slots(s)).rev() {
+                if coding == WdlCoding::Groups && slot < slots(s) && dtm.value(slot).is_none() {
+                    assert!(packed.wdl(slot).is_some(), "{s} slot {slot}");
+                } else {
+                    assert_eq!(packed.wdl(slot), plain.wdl(slot), "{coding:?} {s} slot {slot}");
+                }
+            }
+            plain_bytes += plain.file_size();
+            packed_bytes += packed.file_size();
         }
-        plain_bytes += plain.file_size();
-        packed_bytes += packed.file_size();
+        assert!(packed_bytes < plain_bytes, "{coding:?}: {packed_bytes} bytes against {plain_bytes}");
+        let plain = WdlDatabase::open(f.wdl.path(), nine()).unwrap();
+        let packed = WdlDatabase::open(compressed(coding), nine()).unwrap();
+        for p in positions(89) {
+            assert_eq!(packed.wdl(&p).unwrap(), plain.wdl(&p).unwrap(), "{}", p.to_text(nine().board()));
+        }
+        // The same bytes again, and no temporary file behind.
+        let dir = tempfile::tempdir().unwrap();
+        let s = Sector::sliding(3, 4);
+        let t = Table::open(f.dtm, &nine(), s, slots(s)).unwrap();
+        let path = wdl_path(dir.path(), &nine(), s);
+        export_packed(coding, &t, &path);
+        assert_eq!(fs::read(&path).unwrap(), fs::read(wdl_file(compressed(coding), 3, 4)).unwrap());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
-    assert!(packed_bytes < plain_bytes, "{packed_bytes} bytes against {plain_bytes}");
-    let plain = WdlDatabase::open(f.wdl.path(), nine()).unwrap();
-    let packed = WdlDatabase::open(compressed(), nine()).unwrap();
-    for p in positions(89) {
-        assert_eq!(packed.wdl(&p).unwrap(), plain.wdl(&p).unwrap(), "{}", p.to_text(nine().board()));
-    }
-    // The same bytes again, and no temporary file behind.
-    let dir = tempfile::tempdir().unwrap();
-    let s = Sector::sliding(3, 4);
-    let t = Table::open(f.dtm, &nine(), s, slots(s)).unwrap();
-    let path = wdl_path(dir.path(), &nine(), s);
-    export_table_compressed(&t, &path, 9).unwrap();
-    assert_eq!(fs::read(&path).unwrap(), fs::read(wdl_file(compressed(), 3, 4)).unwrap());
-    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
 }
 
 #[test]
 fn damaged_compressed_files_are_refused_or_fail_the_checksum_never_panic() {
-    let good = fs::read(wdl_file(compressed(), 3, 4)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = wdl_file(dir.path(), 3, 4);
     let open = |bytes: &[u8]| {
         fs::write(&path, bytes).unwrap();
         WdlTable::open_unchecked(&path)
     };
-    // Cut short, or a block offset out of order: refused at open.
-    let err = open(&good[..good.len() - 1]).unwrap_err();
-    assert!(err.to_string().contains("file size"), "{err}");
-    let mut bad = good.clone();
-    bad[HEADER_SIZE + 32 + 8 + 7] = 0xff;
-    let err = open(&bad).unwrap_err();
-    assert!(err.to_string().contains("block offsets"), "{err}");
-    // Any byte of the payload changed: the checksum says so, and every
-    // look-up gives a value or None.
-    for at in (HEADER_SIZE..good.len()).step_by(37) {
-        let mut bad = good.clone();
-        bad[at] ^= 0x5a;
-        let Ok(t) = open(&bad) else { continue };
-        assert!(t.verify_checksum().is_err(), "byte {at}");
-        for slot in (0..t.header().entry_count).step_by(251) {
-            let _ = t.wdl(slot);
+    for coding in PACKED {
+        let good = fs::read(wdl_file(compressed(coding), 3, 4)).unwrap();
+        // A block offset out of order (zstd) or the directory cut short
+        // (groups): refused at open.
+        if coding == WdlCoding::Zstd {
+            let err = open(&good[..good.len() - 1]).unwrap_err();
+            assert!(err.to_string().contains("file size"), "{err}");
+            let mut bad = good.clone();
+            bad[HEADER_SIZE + 32 + 8 + 7] = 0xff;
+            let err = open(&bad).unwrap_err();
+            assert!(err.to_string().contains("block offsets"), "{err}");
+        } else {
+            let err = open(&good[..HEADER_SIZE + 8]).unwrap_err();
+            assert!(err.to_string().contains("file size"), "{err}");
+            let mut bad = good.clone();
+            bad[HEADER_SIZE + 8 + 7] = 0xff;
+            let err = open(&bad).unwrap_err();
+            assert!(err.to_string().contains("run offsets"), "{err}");
+        }
+        // Any byte of the payload changed, or the file cut short: the
+        // checksum says so, and every look-up gives a value or None.
+        let mut cases: Vec<Vec<u8>> = (HEADER_SIZE..good.len())
+            .step_by(37)
+            .map(|at| {
+                let mut bad = good.clone();
+                bad[at] ^= 0x5a;
+                bad
+            })
+            .collect();
+        cases.push(good[..good.len() - 1].to_vec());
+        for (i, bad) in cases.iter().enumerate() {
+            let Ok(t) = open(bad) else { continue };
+            assert!(t.verify_checksum().is_err(), "{coding:?} case {i}");
+            for slot in (0..t.header().entry_count).step_by(251) {
+                let _ = t.wdl(slot);
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `morris export-wdl`: writes the compact WDL files (1.6 bits per slot,
-//! or compressed in blocks with `--compress`; [`morris_db::wdl`]) of a
-//! database's tables into another directory.
+//! or smaller with `--compress`: grouped, or zstd blocks;
+//! [`morris_db::wdl`]) of a database's tables into another directory.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,8 +8,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use clap::Args;
-use morris_db::wdl::{export_table, export_table_compressed, wdl_path, WdlTable, WDL_DEFAULT_LEVEL};
+use clap::{Args, ValueEnum};
+use morris_db::wdl::{
+    export_table, export_table_compressed, export_table_grouped, wdl_path, WdlCoding, WdlTable, WDL_DEFAULT_LEVEL,
+};
 use morris_db::{Store, Table};
 
 use crate::{DbArg, RulesArg};
@@ -25,21 +27,41 @@ pub struct ExportWdlArgs {
     /// itself: WDL files have their own extension, `.mwdl`).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Compress each file in blocks of 5,120 slots (zstd), for a third or
-    /// less of the bytes; read by the probe, `prove` and `serve` like the
-    /// plain files, a little slower per look-up.
-    #[arg(long)]
-    compress: bool,
-    /// The zstd level of `--compress` (1 to 22: higher is smaller and
-    /// slower to write, as fast to read).
-    #[arg(long, value_name = "N", default_value_t = WDL_DEFAULT_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22), requires = "compress")]
-    level: i32,
+    /// Store the values in fewer bytes: `groups` (the default) keeps
+    /// groups of 256 slots as their most frequent value and the slots that
+    /// differ, read at random about as fast as the plain files in about
+    /// half the bytes; `zstd` compresses blocks of 5,120 slots, for the
+    /// fewest bytes and a tenth of the look-up rate. The probe, `prove` and
+    /// `serve` read every form.
+    #[arg(long, value_name = "CODING", num_args = 0..=1, default_missing_value = "groups")]
+    compress: Option<Compress>,
+    /// The zstd level of `--compress zstd` (1 to 22: higher is smaller and
+    /// slower to write, as fast to read; default 9).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..=22))]
+    level: Option<i32>,
+}
+
+/// The forms of `--compress`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Compress {
+    /// Groups of 256 slots (random access, nothing to decompress).
+    Groups,
+    /// Zstd blocks of 5,120 slots.
+    Zstd,
 }
 
 /// Runs `morris export-wdl`.
 pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::output::stdout();
     let rules = args.rules.rule_set()?;
+    let coding = match args.compress {
+        None => WdlCoding::Plain,
+        Some(Compress::Groups) => WdlCoding::Groups,
+        Some(Compress::Zstd) => WdlCoding::Zstd,
+    };
+    if args.level.is_some() && coding != WdlCoding::Zstd {
+        anyhow::bail!("--level sets the zstd level: it needs --compress zstd");
+    }
     let dir = &args.db.db;
     let sectors = Store::new(dir)
         .dtm_sectors(&rules)
@@ -60,7 +82,7 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
         let existing = WdlTable::open(&args.out, &rules, sector, len)
             .ok()
             .filter(|w| w.header().own.source_checksum == table.header().payload_checksum)
-            .filter(|w| w.is_compressed() == args.compress)
+            .filter(|w| w.coding() == coding)
             .filter(|w| w.verify_checksum().is_ok());
         let (count, size) = match existing {
             Some(w) => {
@@ -68,10 +90,10 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
                 (w.header().canonical_positions, w.file_size())
             }
             None => {
-                let h = if args.compress {
-                    export_table_compressed(&table, &path, args.level)?
-                } else {
-                    export_table(&table, &path)?
+                let h = match coding {
+                    WdlCoding::Plain => export_table(&table, &path)?,
+                    WdlCoding::Groups => export_table_grouped(&table, &path)?,
+                    WdlCoding::Zstd => export_table_compressed(&table, &path, args.level.unwrap_or(WDL_DEFAULT_LEVEL))?,
                 };
                 let size = std::fs::metadata(&path).with_context(|| format!("cannot read {}", path.display()))?.len();
                 (h.canonical_positions, size)

@@ -204,18 +204,26 @@ fn export_wdl_writes_small_files_and_keeps_them() {
     assert!(per_position <= 0.25, "{per_position} bytes per position");
     let again = ok(&["export-wdl", "--db", s(db7()), "--out", s(&wdl)]);
     assert!(again.contains("3 files already up to date were kept"), "{again}");
-    // Compressed: replaces the plain files (not up to date for it), in
-    // fewer bytes, and the probe reads them with the same answers.
-    let packed = ok(&["export-wdl", "--db", s(db7()), "--out", s(&wdl), "--compress", "--level", "3"]);
-    assert!(packed.contains("exported 1690422 positions") && !packed.contains("kept"), "{packed}");
+    // Compressed, both forms: each replaces the files of another form (not
+    // up to date for it), in fewer bytes, and the probe reads them with
+    // the same answers.
     let size = |out: &str| out.split(" bytes, ").next().and_then(|t| t.rsplit(": ").next()?.parse::<u64>().ok());
-    assert!(size(&packed) < size(&out) && size(&packed).is_some(), "{packed}\n{out}");
-    let bench = ok(&["bench-probe", "--db", s(db7()), "--wdl", s(&wdl), "--positions", "2000", "--runs", "1"]);
-    assert!(bench.contains("wdl, warm:"), "{bench}");
-    let err = fails(&["export-wdl", "--db", s(db7()), "--out", s(&wdl), "--level", "3"]);
-    assert!(err.stderr.contains("--compress"), "{}", err.stderr);
-    let again = ok(&["export-wdl", "--db", s(db7()), "--out", s(&wdl), "--compress", "--level", "3"]);
-    assert!(again.contains("3 files already up to date were kept"), "{again}");
+    for form in [["--compress", "zstd", "--level", "3"].as_slice(), &["--compress"]] {
+        let args = [&["export-wdl", "--db", s(db7()), "--out", s(&wdl)], form].concat();
+        let packed = ok(&args);
+        assert!(packed.contains("exported 1690422 positions") && !packed.contains("kept"), "{packed}");
+        assert!(size(&packed) < size(&out) && size(&packed).is_some(), "{packed}\n{out}");
+        let bench = ok(&["bench-probe", "--db", s(db7()), "--wdl", s(&wdl), "--positions", "2000", "--runs", "1"]);
+        assert!(bench.contains("wdl, warm:"), "{bench}");
+        let again = ok(&args);
+        assert!(again.contains("3 files already up to date were kept"), "{again}");
+    }
+    for level_alone in
+        [&["--level", "3"][..], &["--compress", "--level", "3"], &["--compress", "groups", "--level", "3"]]
+    {
+        let err = fails(&[&["export-wdl", "--db", s(db7()), "--out", s(&wdl)], level_alone].concat());
+        assert!(err.stderr.contains("--compress zstd"), "{}", err.stderr);
+    }
     // Plain again: the compressed files are replaced.
     let plain = ok(&["export-wdl", "--db", s(db7()), "--out", s(&wdl)]);
     assert_eq!(size(&plain), size(&out), "{plain}");

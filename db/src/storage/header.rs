@@ -59,6 +59,10 @@ pub const ENCODING_WDL_BASE3: u32 = 3;
 /// Entry encoding of compressed WDL files: the same bytes in blocks of
 /// 1 KiB compressed one by one with zstd ([`crate::wdl`]).
 pub const ENCODING_WDL_BASE3_ZSTD: u32 = 4;
+/// Entry encoding of grouped WDL files: groups of 256 slots, each as its
+/// most frequent value and exceptions, a two-value bitmap or base 3
+/// ([`crate::wdl`]).
+pub const ENCODING_WDL_GROUPS: u32 = 5;
 
 /// What tells one file format from another in the shared header.
 #[derive(Debug)]

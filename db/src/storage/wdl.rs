@@ -49,8 +49,18 @@
 //! already. Most sectors are nearly all wins or all losses for the side to
 //! move, so this takes a third or less of the plain file's bytes.
 //!
+//! **Grouped** (encoding [`ENCODING_WDL_GROUPS`], same extension and
+//! header; `morris export-wdl --compress`, the default form of it): groups
+//! of 256 slots, each stored as its most frequent value and the slots that
+//! differ, as a two-value bitmap, or in base 3, whichever is shortest,
+//! behind a directory of two bytes per group ([`crate::storage::groups`]
+//! describes the bytes). A look-up reads the directory and a few bytes of
+//! one group, with nothing to decompress: nearly the plain file's speed in
+//! about half its bytes. Padding slots may read as any value in this form.
+//!
 //! Files are written under a temporary name (`.tmp` appended), synced and
-//! renamed. Opening checks every header field and the file size; the payload
+//! renamed; the compressed and grouped forms are read back against the
+//! source table before the rename. Opening checks every header field and the file size; the payload
 //! checksum is checked by [`WdlTable::verify_checksum`].
 
 use std::fmt;
@@ -64,6 +74,7 @@ use xxhash_rust::xxh3::Xxh3;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
 use crate::storage::blocks::{pack, Blocks};
+use crate::storage::groups::{self, base3_digit, Groups};
 use crate::storage::header::{check_file_size, Format, Header, MappedFile, OwnFields};
 use crate::store::{FileKind, Store, TableFile};
 use crate::table::{write_atomically, write_checked, Table, TableError, HEADER_SIZE};
@@ -73,7 +84,7 @@ use crate::value::{Tally, Value};
 pub const WDL_MAGIC: [u8; 8] = *b"MORRISWD";
 /// The WDL format version this library reads and writes.
 pub const WDL_FORMAT_VERSION: u32 = 1;
-pub use crate::storage::header::{ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD};
+pub use crate::storage::header::{ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_GROUPS};
 /// Slots per payload byte.
 pub const SLOTS_PER_BYTE: u64 = 5;
 /// Payload bytes per independently compressed block of a compressed WDL
@@ -88,27 +99,6 @@ const CODE_WIN: u8 = 1;
 const CODE_LOSS: u8 = 2;
 /// Padding slots are stored as draws.
 const CODE_PADDING: u8 = CODE_DRAW;
-/// The largest valid payload byte: 3^5 - 1.
-const MAX_BYTE: u8 = 242;
-
-/// Per payload byte, its five base-3 digits (all 0 for bytes above 242;
-/// those are refused before the table is read).
-static DIGITS: [[u8; 5]; 256] = {
-    let mut t = [[0u8; 5]; 256];
-    let mut b = 0;
-    while b <= MAX_BYTE as usize {
-        let mut v = b;
-        let mut k = 0;
-        while k < 5 {
-            t[b][k] = (v % 3) as u8;
-            v /= 3;
-            k += 1;
-        }
-        b += 1;
-    }
-    t
-};
-
 /// Win, draw or loss for the side to move, without distance.
 ///
 /// | variant | meaning | [`Wdl::signum`] |
@@ -229,7 +219,7 @@ impl OwnFields for WdlFields {
     const FORMAT: Format = Format {
         magic: WDL_MAGIC,
         version: WDL_FORMAT_VERSION,
-        encodings: &[ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD],
+        encodings: &[ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_GROUPS],
         version_name: "WDL format version",
         version_remedy: "export the file again or use a matching release",
         wrong_magic: |magic| {
@@ -245,13 +235,18 @@ impl OwnFields for WdlFields {
     type Layout = WdlLayout;
 
     fn layout(header: &WdlHeader, map: &[u8], path: &Path) -> Result<WdlLayout, TableError> {
-        if header.encoding == ENCODING_WDL_BASE3_ZSTD {
-            let bytes = payload_size(header.entry_count)
-                .ok_or_else(|| TableError::corrupt(path, "entry count", "too large".to_string()))?;
-            return Ok(WdlLayout { blocks: Some(Blocks::parse(map, bytes, WDL_BLOCK_BYTES, 0, path)?) });
+        match header.encoding {
+            ENCODING_WDL_BASE3_ZSTD => {
+                let bytes = payload_size(header.entry_count)
+                    .ok_or_else(|| TableError::corrupt(path, "entry count", "too large".to_string()))?;
+                Ok(WdlLayout { form: Form::Zstd(Blocks::parse(map, bytes, WDL_BLOCK_BYTES, 0, path)?) })
+            }
+            ENCODING_WDL_GROUPS => Ok(WdlLayout { form: Form::Groups(Groups::parse(map, header.entry_count, path)?) }),
+            _ => {
+                check_file_size(header, map.len(), payload_size(header.entry_count), path)?;
+                Ok(WdlLayout { form: Form::Plain })
+            }
         }
-        check_file_size(header, map.len(), payload_size(header.entry_count), path)?;
-        Ok(WdlLayout { blocks: None })
     }
 
     fn to_bytes(&self) -> [u8; 8] {
@@ -263,11 +258,32 @@ impl OwnFields for WdlFields {
     }
 }
 
-/// Where a WDL file's payload bytes lie (read when it is opened): right
-/// after the header, or in compressed blocks.
+/// Where a WDL file's values lie (read when it is opened), by its form.
 #[derive(Debug)]
 pub struct WdlLayout {
-    blocks: Option<Blocks>,
+    form: Form,
+}
+
+#[derive(Debug)]
+enum Form {
+    /// Right after the header, five slots a byte.
+    Plain,
+    /// The plain bytes in zstd blocks.
+    Zstd(Blocks),
+    /// Groups of 256 slots.
+    Groups(Groups),
+}
+
+/// The forms a WDL file's values may take (its entry encoding), as
+/// `morris export-wdl` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WdlCoding {
+    /// [`ENCODING_WDL_BASE3`]: 1.6 bits a slot, the fastest look-ups.
+    Plain,
+    /// [`ENCODING_WDL_GROUPS`]: random access without decompressing.
+    Groups,
+    /// [`ENCODING_WDL_BASE3_ZSTD`]: the fewest bytes, slowest look-ups.
+    Zstd,
 }
 
 /// The header of the WDL file of `table` (counts still zero).
@@ -379,32 +395,74 @@ pub fn export_table_compressed(table: &Table, path: &Path, level: i32) -> Result
     let tally = packed.frames.iter().fold(Tally::default(), |t, f| t.merge(f.1));
     h.set_counts(&tally);
     h.payload_checksum = packed.checksum();
+    write_checked(path, |w| packed.write(w, &h.encode()), |tmp| check_read_back(tmp, &h, table))?;
+    Ok(h)
+}
+
+/// Writes the grouped WDL file of a DTM table to `path` (encoding
+/// [`ENCODING_WDL_GROUPS`], groups encoded in parallel), and checks it as
+/// [`export_table_compressed`] does before it gets its name. Holds the
+/// payload in memory (well under a bit a slot in most sectors, 1.7 bits at
+/// most). Padding slots are free: they may read back as any value. What
+/// [`export_table`] says of checks and counts holds here too.
+///
+/// # Errors
+/// As [`export_table_compressed`].
+pub fn export_table_grouped(table: &Table, path: &Path) -> Result<WdlHeader, TableError> {
+    let mut h = header_for(table, ENCODING_WDL_GROUPS);
+    let (payload, tally) = groups::pack(h.entry_count, |first, codes| {
+        let mut tally = Tally::default();
+        for (slot, code) in (first..).zip(codes.iter_mut()) {
+            *code = table.value(slot).map(|v| {
+                tally.add(v);
+                Wdl::from(v).code()
+            });
+        }
+        tally
+    });
+    h.set_counts(&tally);
+    h.payload_checksum = xxhash_rust::xxh3::xxh3_64(&payload);
     write_checked(
         path,
-        |w| packed.write(w, &h.encode()),
-        |tmp| {
-            let back = WdlTable::open_unchecked(tmp)?;
-            if back.header() != &h {
-                return Err(TableError::corrupt(tmp, "header", "reads back other than written".to_string()));
-            }
-            back.verify_checksum()?;
-            // One compressed block of slots per task.
-            let chunk = WDL_BLOCK_BYTES as u64 * SLOTS_PER_BYTE;
-            let mismatch = (0..h.entry_count.div_ceil(chunk)).into_par_iter().find_map_any(|b| {
-                (b * chunk..(b * chunk + chunk).min(h.entry_count))
-                    .find(|&slot| back.wdl(slot) != Some(table.value(slot).map_or(Wdl::Draw, Wdl::from)))
-            });
-            match mismatch {
-                Some(slot) => Err(TableError::corrupt(
-                    tmp,
-                    "compressed payload",
-                    format!("slot {slot} differs from the source table {}", table.path().display()),
-                )),
-                None => Ok(()),
-            }
+        |w| {
+            w.write_all(&h.encode())?;
+            w.write_all(&payload)
         },
+        |tmp| check_read_back(tmp, &h, table),
     )?;
     Ok(h)
+}
+
+/// Opens the just-written WDL file `tmp` and checks it against the header
+/// `h` it was written with and the DTM `table` it was exported from: the
+/// header, the payload checksum, and the value of every slot that is a
+/// position (padding slots are not compared), in parallel.
+///
+/// # Errors
+/// [`TableError::Corrupt`] (field `header` or `payload`, naming the first
+/// slot found to differ), or what opening the file returns.
+fn check_read_back(tmp: &Path, h: &WdlHeader, table: &Table) -> Result<(), TableError> {
+    let back = WdlTable::open_unchecked(tmp)?;
+    if back.header() != h {
+        return Err(TableError::corrupt(tmp, "header", "reads back other than written".to_string()));
+    }
+    back.verify_checksum()?;
+    // One compressed block of slots per task.
+    let chunk = WDL_BLOCK_BYTES as u64 * SLOTS_PER_BYTE;
+    let mismatch = (0..h.entry_count.div_ceil(chunk)).into_par_iter().find_map_any(|b| {
+        (b * chunk..(b * chunk + chunk).min(h.entry_count)).find(|&slot| match table.value(slot) {
+            Some(v) => back.wdl(slot) != Some(Wdl::from(v)),
+            None => back.wdl(slot).is_none(),
+        })
+    });
+    match mismatch {
+        Some(slot) => Err(TableError::corrupt(
+            tmp,
+            "payload",
+            format!("slot {slot} differs from the source table {}", table.path().display()),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// An open, memory-mapped WDL file: [`MappedFile`]'s path, header, checks
@@ -424,27 +482,35 @@ impl WdlTable {
         WdlTable::open_found(path.exists().then(|| path.clone()), path, rules, sector, expected_entries)
     }
 
-    /// Whether the file is compressed ([`ENCODING_WDL_BASE3_ZSTD`]).
+    /// Whether the file is in one of the smaller forms (zstd or grouped).
     pub fn is_compressed(&self) -> bool {
-        self.layout().blocks.is_some()
+        self.coding() != WdlCoding::Plain
     }
 
-    /// The value at `slot`; `None` past the end and for a damaged byte.
-    /// Padding slots (not canonical positions) read as draws.
+    /// The form of the file's values.
+    pub fn coding(&self) -> WdlCoding {
+        match self.layout().form {
+            Form::Plain => WdlCoding::Plain,
+            Form::Zstd(_) => WdlCoding::Zstd,
+            Form::Groups(_) => WdlCoding::Groups,
+        }
+    }
+
+    /// The value at `slot`; `None` past the end and where the bytes are
+    /// damaged. Padding slots (not canonical positions) read as draws,
+    /// except in grouped files, where they may read as any value.
     #[inline]
     pub fn wdl(&self, slot: u64) -> Option<Wdl> {
         if slot >= self.header().entry_count {
             return None;
         }
         let i = slot / SLOTS_PER_BYTE;
-        let byte = match &self.layout().blocks {
-            Some(blocks) => blocks.byte(self.bytes(), i)?,
-            None => *self.bytes().get(HEADER_SIZE + usize::try_from(i).ok()?)?,
+        let byte = match &self.layout().form {
+            Form::Groups(groups) => return groups.code(self.bytes(), slot).map(Wdl::from_code),
+            Form::Zstd(blocks) => blocks.byte(self.bytes(), i)?,
+            Form::Plain => *self.bytes().get(HEADER_SIZE + usize::try_from(i).ok()?)?,
         };
-        if byte > MAX_BYTE {
-            return None;
-        }
-        Some(Wdl::from_code(DIGITS[byte as usize][(slot % SLOTS_PER_BYTE) as usize]))
+        base3_digit(byte, (slot % SLOTS_PER_BYTE) as usize).map(Wdl::from_code)
     }
 }
 

@@ -1,0 +1,330 @@
+//! The grouped WDL coding: a WDL file's slots in groups of [`GROUP_SLOTS`],
+//! each group stored in the shortest of three forms, so that a look-up reads
+//! a directory entry and a few bytes of one group, and never decompresses
+//! anything ([`crate::wdl`], encoding `ENCODING_WDL_GROUPS`).
+//!
+//! Most groups of a sector hold nearly one value (most sectors are nearly
+//! all wins or all losses for the side to move), so a group is usually its
+//! most frequent value and a short list of the slots that differ.
+//!
+//! Values are the WDL file's base-3 codes (0 draw, 1 win, 2 loss). Padding
+//! slots (not canonical positions) and slots past the end are *free*: the
+//! encoder gives them whatever value keeps the group shortest, so they may
+//! read as any value.
+//!
+//! The payload starts right after the 128-byte file header. Little-endian,
+//! with `g = ceil(slots / 256)` groups in `r = ceil(g / 64)` runs of 64:
+//!
+//! | offset | size | field |
+//! |---:|---:|---|
+//! | 0 | 8 r | start of each run's first group in the bodies |
+//! | 8 r | 2 g | start of each group's body, from its run's start |
+//! | 8 r + 2 g | … | the groups' bodies, in order |
+//!
+//! A body's first byte `h` says its form:
+//!
+//! | `h` | form | then |
+//! |---|---|---|
+//! | `3 k + m`, `k` ≤ [`MAX_EXCEPTIONS`] | every slot has value `m` but `k` exceptions | `k` bytes: the exceptions' slots within the group, ascending; `ceil(k / 8)` bytes: bit `i` (least significant first) picks exception `i`'s value, 0 the smaller of the two values other than `m`, 1 the larger |
+//! | `0xF0 + p` | two values only, pair `p`: 0 is (0, 1), 1 is (0, 2), 2 is (1, 2) | 32 bytes: bit `s` (least significant first) of byte `s / 8` picks slot `s`'s value, 0 the pair's first, 1 its second |
+//! | `0xFF` | base 3 | 52 bytes: slot `s` is digit `s % 5` of byte `s / 5`, as in the plain WDL payload |
+//!
+//! Any other first byte, an exception list out of order and a body past
+//! the end are damage: the look-up returns `None`.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::storage::blocks::u64_at;
+use crate::table::{TableError, HEADER_SIZE};
+use crate::value::Tally;
+
+/// Slots per group.
+pub const GROUP_SLOTS: u64 = 256;
+/// Groups per run (one 8-byte run offset per run).
+pub const RUN_GROUPS: u64 = 64;
+/// The most exceptions a group of the first form lists: beyond 45 the
+/// base-3 form (53 bytes) is no longer.
+pub const MAX_EXCEPTIONS: usize = 45;
+const PAIR_FORM: u8 = 0xF0;
+const BASE3_FORM: u8 = 0xFF;
+const BASE3_BYTES: usize = GROUP_SLOTS.div_ceil(5) as usize;
+const BITMAP_BYTES: usize = GROUP_SLOTS as usize / 8;
+/// The value pairs of the two-value form, by `p`.
+const PAIRS: [(u8, u8); 3] = [(0, 1), (0, 2), (1, 2)];
+
+/// The largest valid base-3 byte: 3^5 - 1.
+const MAX_BASE3_BYTE: u8 = 242;
+
+/// Per byte, its five base-3 digits (all 0 for bytes above 242, which
+/// [`base3_digit`] refuses).
+static DIGITS: [[u8; 5]; 256] = {
+    let mut t = [[0u8; 5]; 256];
+    let mut b = 0;
+    while b <= MAX_BASE3_BYTE as usize {
+        let mut v = b;
+        let mut k = 0;
+        while k < 5 {
+            t[b][k] = (v % 3) as u8;
+            v /= 3;
+            k += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The code of the `k`-th base-3 digit (`k` < 5) of `byte`, the digit of
+/// weight `3^k`; `None` for a byte above 242 (damage).
+#[inline]
+pub(crate) fn base3_digit(byte: u8, k: usize) -> Option<u8> {
+    if byte > MAX_BASE3_BYTE {
+        return None;
+    }
+    Some(DIGITS[byte as usize][k])
+}
+
+/// The two codes other than `m`, smaller first.
+#[inline]
+fn others(m: u8) -> (u8, u8) {
+    match m {
+        0 => (1, 2),
+        1 => (0, 2),
+        _ => (0, 1),
+    }
+}
+
+/// Appends the shortest body of one group to `out`. `codes[s]` is slot
+/// `s`'s code, `None` where the slot is free; at most [`GROUP_SLOTS`].
+fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) {
+    let mut count = [0usize; 3];
+    for c in codes.iter().flatten() {
+        count[*c as usize] += 1;
+    }
+    let m = (0..3).max_by_key(|&v| count[v]).unwrap_or(0) as u8;
+    let k = count.iter().sum::<usize>() - count[m as usize];
+    let exceptions_len = 1 + k + k.div_ceil(8);
+    let pair = PAIRS
+        .iter()
+        .position(|&(a, b)| count.iter().enumerate().all(|(v, &n)| n == 0 || v == a as usize || v == b as usize));
+    if k <= MAX_EXCEPTIONS && pair.is_none_or(|_| exceptions_len <= 1 + BITMAP_BYTES) {
+        out.push(3 * k as u8 + m);
+        let (low, _) = others(m);
+        let mut bits = vec![0u8; k.div_ceil(8)];
+        let mut i = 0;
+        for (s, c) in codes.iter().enumerate() {
+            if let Some(c) = *c {
+                if c != m {
+                    out.push(s as u8);
+                    if c != low {
+                        bits[i / 8] |= 1 << (i % 8);
+                    }
+                    i += 1;
+                }
+            }
+        }
+        out.extend_from_slice(&bits);
+    } else if let Some(p) = pair {
+        out.push(PAIR_FORM + p as u8);
+        let mut bits = [0u8; BITMAP_BYTES];
+        for (s, c) in codes.iter().enumerate() {
+            if *c == Some(PAIRS[p].1) {
+                bits[s / 8] |= 1 << (s % 8);
+            }
+        }
+        out.extend_from_slice(&bits);
+    } else {
+        out.push(BASE3_FORM);
+        let mut bytes = [0u8; BASE3_BYTES];
+        for (s, c) in codes.iter().enumerate().rev() {
+            bytes[s / 5] = 3 * bytes[s / 5] + c.unwrap_or(0);
+        }
+        // (Digits past a short last group's end stay 0.)
+        out.extend_from_slice(&bytes);
+    }
+}
+
+/// The payload of `slots` slots in the grouped coding, and the tally of
+/// their values. `read(first, codes)` fills `codes` (one group, cleared
+/// and sized by the caller) with the codes of slots `first..`, `None` for
+/// padding, and returns their tally. Runs are encoded in parallel.
+pub(crate) fn pack(slots: u64, read: impl Fn(u64, &mut [Option<u8>]) -> Tally + Sync) -> (Vec<u8>, Tally) {
+    let groups = slots.div_ceil(GROUP_SLOTS);
+    let runs = groups.div_ceil(RUN_GROUPS);
+    let encoded: Vec<(Vec<u16>, Vec<u8>, Tally)> = (0..runs)
+        .into_par_iter()
+        .map(|r| {
+            let mut starts = Vec::with_capacity(RUN_GROUPS as usize);
+            let mut bodies = Vec::new();
+            let mut tally = Tally::default();
+            let mut codes = [None; GROUP_SLOTS as usize];
+            for g in r * RUN_GROUPS..((r + 1) * RUN_GROUPS).min(groups) {
+                let first = g * GROUP_SLOTS;
+                let n = (slots - first).min(GROUP_SLOTS) as usize;
+                tally = tally.merge(read(first, &mut codes[..n]));
+                // 64 bodies of at most 53 bytes: well inside a u16.
+                starts.push(bodies.len() as u16);
+                encode_group(&codes[..n], &mut bodies);
+            }
+            (starts, bodies, tally)
+        })
+        .collect();
+    let bodies_len: usize = encoded.iter().map(|e| e.1.len()).sum();
+    let mut payload = Vec::with_capacity(8 * runs as usize + 2 * groups as usize + bodies_len);
+    let mut at = 0u64;
+    for (_, bodies, _) in &encoded {
+        payload.extend_from_slice(&at.to_le_bytes());
+        at += bodies.len() as u64;
+    }
+    for (starts, _, _) in &encoded {
+        for s in starts {
+            payload.extend_from_slice(&s.to_le_bytes());
+        }
+    }
+    let mut tally = Tally::default();
+    for (_, bodies, t) in encoded {
+        payload.extend_from_slice(&bodies);
+        tally = tally.merge(t);
+    }
+    (payload, tally)
+}
+
+/// Where the parts of a mapped grouped WDL file lie, read and checked when
+/// it is opened ([`Groups::parse`]).
+#[derive(Debug)]
+pub(crate) struct Groups {
+    groups: u64,
+    starts_at: usize,
+    bodies_at: usize,
+}
+
+impl Groups {
+    /// Checks a mapped file of `slots` slots: its size holds the directory,
+    /// and the run offsets ascend and lie inside the bodies.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] naming the file size or the run offsets.
+    pub(crate) fn parse(map: &[u8], slots: u64, path: &Path) -> Result<Groups, TableError> {
+        let corrupt = |field: &'static str, detail: String| TableError::corrupt(path, field, detail);
+        let groups = slots.div_ceil(GROUP_SLOTS);
+        let runs = groups.div_ceil(RUN_GROUPS);
+        let directory = runs.checked_mul(8).and_then(|r| r.checked_add(groups.checked_mul(2)?));
+        let bodies_at = directory
+            .and_then(|d| usize::try_from(d).ok()?.checked_add(HEADER_SIZE))
+            .filter(|&b| b <= map.len())
+            .ok_or_else(|| {
+                corrupt("file size", format!("{} bytes cannot hold the directory of {groups} groups", map.len()))
+            })?;
+        let bodies_len = (map.len() - bodies_at) as u64;
+        let mut last = 0;
+        for r in 0..runs as usize {
+            let at = u64_at(map, HEADER_SIZE + 8 * r).unwrap_or(u64::MAX);
+            if at < last || at > bodies_len {
+                return Err(corrupt(
+                    "run offsets",
+                    format!("run {r} starts at {at}, after {last}, of {bodies_len} bytes"),
+                ));
+            }
+            last = at;
+        }
+        Ok(Groups { groups, starts_at: HEADER_SIZE + 8 * runs as usize, bodies_at })
+    }
+
+    /// The code of `slot` (below the file's slot count); `None` where the
+    /// bytes are damaged.
+    #[inline]
+    pub(crate) fn code(&self, map: &[u8], slot: u64) -> Option<u8> {
+        let g = slot / GROUP_SLOTS;
+        if g >= self.groups {
+            return None;
+        }
+        let run = u64_at(map, HEADER_SIZE + 8 * (g / RUN_GROUPS) as usize)?;
+        let start = self.starts_at + 2 * g as usize;
+        let rel = u16::from_le_bytes(map.get(start..start + 2)?.try_into().ok()?);
+        let at = self.bodies_at.checked_add(usize::try_from(run).ok()?)?.checked_add(rel as usize)?;
+        let h = *map.get(at)?;
+        let s = (slot % GROUP_SLOTS) as usize;
+        let body = at + 1;
+        match h {
+            BASE3_FORM => base3_digit(*map.get(body + s / 5)?, s % 5),
+            PAIR_FORM..=0xF2 => {
+                let (a, b) = PAIRS[(h - PAIR_FORM) as usize];
+                Some(if map.get(body + s / 8)? >> (s % 8) & 1 == 0 { a } else { b })
+            }
+            _ if h < 3 * (MAX_EXCEPTIONS as u8 + 1) => {
+                let (k, m) = ((h / 3) as usize, h % 3);
+                let list = map.get(body..body + k)?;
+                match list.binary_search(&(s as u8)) {
+                    Err(_) => Some(m),
+                    Ok(i) => {
+                        let (low, high) = others(m);
+                        Some(if map.get(body + k + i / 8)? >> (i % 8) & 1 == 0 { low } else { high })
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Encodes one group into a file-shaped map and reads every slot back.
+    fn round_trip(codes: &[Option<u8>]) -> (usize, Vec<Option<u8>>) {
+        let mut body = Vec::new();
+        encode_group(codes, &mut body);
+        let mut map = vec![0u8; HEADER_SIZE];
+        map.extend_from_slice(&0u64.to_le_bytes());
+        map.extend_from_slice(&0u16.to_le_bytes());
+        map.extend_from_slice(&body);
+        let g = Groups::parse(&map, codes.len() as u64, Path::new("t")).unwrap();
+        (body.len(), (0..codes.len() as u64).map(|s| g.code(&map, s)).collect())
+    }
+
+    #[test]
+    fn each_form_reads_back_and_is_the_shortest() {
+        let n = GROUP_SLOTS as usize;
+        // One value: a single byte.
+        let all_wins = vec![Some(1); n];
+        assert_eq!(round_trip(&all_wins), (1, all_wins.clone()));
+        // Three exceptions, of both other values.
+        let mut few = vec![Some(2); n];
+        (few[0], few[100], few[255]) = (Some(0), Some(1), Some(0));
+        assert_eq!(round_trip(&few), (1 + 3 + 1, few.clone()));
+        // Two values, half each: the bitmap.
+        let halves: Vec<_> = (0..n).map(|s| Some(if s % 2 == 0 { 0 } else { 2 })).collect();
+        assert_eq!(round_trip(&halves), (33, halves.clone()));
+        // Three values evenly: base 3.
+        let mixed: Vec<_> = (0..n).map(|s| Some((s % 3) as u8)).collect();
+        assert_eq!(round_trip(&mixed), (53, mixed.clone()));
+        // A short last group in base 3.
+        let short: Vec<_> = (0..7).map(|s| Some((s % 3) as u8)).collect();
+        assert_eq!(round_trip(&short).1, short);
+        // Free slots take the group's most frequent value.
+        let mut free = vec![None; n];
+        free[3] = Some(2);
+        free[9] = Some(1);
+        free[10] = Some(2);
+        let (len, back) = round_trip(&free);
+        assert_eq!((len, back[3], back[9], back[10], back[0]), (1 + 1 + 1, Some(2), Some(1), Some(2), Some(2)));
+    }
+
+    #[test]
+    fn damage_reads_as_none() {
+        let mut map = vec![0u8; HEADER_SIZE];
+        map.extend_from_slice(&0u64.to_le_bytes());
+        map.extend_from_slice(&0u16.to_le_bytes());
+        map.push(0xF5);
+        let g = Groups::parse(&map, 10, Path::new("t")).unwrap();
+        assert_eq!(g.code(&map, 0), None);
+        // Ten exceptions announced, none there.
+        *map.last_mut().unwrap() = 30;
+        assert_eq!(g.code(&map, 0), None);
+        // A run offset past the bodies is refused at open.
+        map[HEADER_SIZE] = 9;
+        assert!(Groups::parse(&map, 10, Path::new("t")).is_err());
+    }
+}
