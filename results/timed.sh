@@ -1,0 +1,80 @@
+#!/bin/sh
+# One timed whole-game run of a 24-point rule set, for the performance
+# figures (README, "Performance"): `morris solve --phase all --compress`
+# from an empty directory and `morris verify` of every table, each one
+# process under `/usr/bin/time -v`, then the same committed results as
+# results/whole.sh, and:
+#
+#   results/NAME-runs.csv              step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet
+#   results/NAME-sliding-timing.csv    pair,initialise_s,iterate_s,plies  (from `solve -v`)
+#   results/NAME-placement-timing.csv  sector,initialise_s,iterate_s,plies
+#
+#   nohup results/timed.sh NAME DB > NAME.timed.log 2>&1 &
+#
+# The database directory DB is sampled every 30 s for its size (DB.disk.csv)
+# and the machine for its 1-minute load average; `quiet` is `yes` when that
+# load never passed 2.5 during the step (this run's 2 threads and little
+# else), else `no (load up to X)`. A solve that finds tables already in DB
+# (a run started again after a kill) says `resumed` there: its times are
+# not those of one run. Run it from the repository root after
+# `cargo build --release`; MORRIS names another binary.
+set -eu
+. "$(dirname "$0")/common.sh"
+
+[ $# -eq 2 ] || { echo "usage: results/timed.sh NAME DB" >&2; exit 2; }
+name=$1 db=$2
+morris=${MORRIS:-target/release/morris}
+[ -x "$morris" ] || { echo "$morris: not found; run cargo build --release first" >&2; exit 1; }
+mkdir -p "$db"
+runs=$db.runs.csv
+[ -f "$runs" ] || echo "step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet" > "$runs"
+
+# Samples DB's size and the load into DB.disk.csv until killed.
+sample() {
+    while true; do
+        echo "$(date -u +%s),$(du -sb "$db" | cut -f1),$(cut -d' ' -f1 /proc/loadavg)" >> "$db.disk.csv"
+        sleep 30
+    done
+}
+
+# timed STEP ARGS...: runs `morris ARGS` under /usr/bin/time -v, appends
+# STEP's row to DB.runs.csv.
+timed() {
+    step=$1
+    shift
+    note=""
+    [ "$step" = solve ] && [ -n "$(ls -A "$db")" ] && note="resumed; "
+    from=$(date -u +%s)
+    sample &
+    sampler=$!
+    status=0
+    /usr/bin/time -v -o "$db.$step.time" "$morris" "$@" >> "$db.$step.log" 2>&1 || status=$?
+    kill "$sampler"
+    echo "$(date -u +%s),$(du -sb "$db" | cut -f1),$(cut -d' ' -f1 /proc/loadavg)" >> "$db.disk.csv"
+    [ "$status" -eq 0 ] || { tail -5 "$db.$step.log" >&2; echo "$step failed (exit $status)" >&2; exit 1; }
+    awk -F, -v from="$from" '$1 >= from { if ($2 > peak) peak = $2; if ($3 > load) load = $3; final = $2 }
+        END { printf "%.2f %.2f %.2f\n", peak / 1e9, final / 1e9, load }' "$db.disk.csv" > "$db.$step.disk"
+    read -r peak final load < "$db.$step.disk"
+    quiet=$(awk -v l="$load" -v n="$note" 'BEGIN { if (l <= 2.5) print n "yes"; else print n "no (load up to " l ")" }')
+    awk -F': ' -v step="$step" -v peak="$peak" -v final="$final" -v quiet="$quiet" '
+        /Elapsed \(wall clock\)/ { n = split($2, t, ":"); wall = 0; for (i = 1; i <= n; i++) wall = wall * 60 + t[i] }
+        /User time/ { cpu += $2 } /System time/ { cpu += $2 }
+        /Maximum resident set size/ { rss = $2 / 1024 }
+        END { printf "%s,%.0f,%.0f,%.0f,%s,%s,%s\n", step, wall, cpu, rss, peak, final, quiet }' \
+        "$db.$step.time" >> "$runs"
+}
+
+grep -q '^solve,' "$runs" || timed solve solve --rules "$name" --db "$db" --phase all --compress -q -v
+grep -q '^verify,' "$runs" || timed verify verify --rules "$name" --db "$db" -q
+
+cp "$runs" "results/$name-runs.csv"
+echo "pair,initialise_s,iterate_s,plies" > "results/$name-sliding-timing.csv"
+echo "sector,initialise_s,iterate_s,plies" > "results/$name-placement-timing.csv"
+awk -v s="results/$name-sliding-timing.csv" -v p="results/$name-placement-timing.csv" '
+    $1 == "pair" && $3 == "initialise" {
+        row = $2 "," $4 "," $7 "," $9
+        if (split($2, parts, "-") == 4) print row >> p; else print row >> s
+    }' "$db.solve.log"
+solve_s=$(awk -F, '$1 == "solve" { print $2 }' "$runs")
+verify_s=$(awk -F, '$1 == "verify" { print $2 }' "$runs")
+write_results "$name" "$db" "$solve_s" "$verify_s" --rules "$name"
