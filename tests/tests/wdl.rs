@@ -477,12 +477,12 @@ proptest! {
 
     #[test]
     fn resealed_real_headers_never_panic(
-        fields in proptest::collection::vec((0usize..10, any::<u64>()), 1..4),
+        fields in proptest::collection::vec((0usize..11, any::<u64>()), 1..4),
         tail in 0usize..200,
         fill in any::<u8>(),
     ) {
-        // Header fields changed behind a correct header checksum, and an
-        // arbitrary payload length and content.
+        // Header fields changed behind a correct header checksum (the
+        // encoding among them), and an arbitrary payload length and content.
         let mut h = WdlHeader::decode(real_prefix(), Path::new("real.mwdl")).unwrap();
         for (field, v) in fields {
             match field {
@@ -495,6 +495,8 @@ proptest! {
                 6 => h.sector.w = v as u8,
                 7 => h.rules_fingerprint = v,
                 8 => h.rules_name = format!("{v:x}"),
+                // Plain, zstd blocks or groups, over any payload.
+                9 => h.encoding = 3 + (v % 3) as u32,
                 _ => {
                     // Consistent counts and a size that matches: it opens.
                     h.entry_count = 5 * tail as u64;
