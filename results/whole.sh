@@ -25,7 +25,8 @@
 #   3. `morris verify`, one table at a time; each passing table goes to
 #      DB.verify.csv with its wall seconds, so a new run verifies only the
 #      rest. A fault stops the script (exit 1) with the table named.
-#   4. the results: results/NAME-sliding.csv and -placement.csv (`morris
+#   4. the results: results/NAME-prove.txt (step 1's search),
+#      results/NAME-sliding.csv and -placement.csv (`morris
 #      stats --format csv`), results/NAME-longest.csv (`--longest 10`) and
 #      the row of results/values.csv (`morris value --no-solve`, which must
 #      agree with step 1), with solve_s the sum of the solve runs' wall
@@ -81,4 +82,5 @@ done
 # 4. Results.
 solve_s=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$runs")
 verify_s=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$done_list")
+cp "$db.prove.txt" "results/$name-prove.txt"
 write_results "$name" "$db" "$solve_s" "$verify_s" --rules "$name"

@@ -256,19 +256,38 @@ fn diagonal_sliding_results_add_up_to_the_same_counts() {
 
 #[test]
 fn placement_results_add_up() {
-    check_placement_rows(&read_csv("nine-placement.csv"));
+    check_placement_rows(&read_csv("nine-placement.csv"), Start::Draw);
 }
 
 /// Issue 14: the same board, so the same 449 sectors and the same counts
 /// of positions as `nine`, whatever the values.
 #[test]
 fn noflying_placement_results_add_up_to_the_same_counts() {
-    check_placement_rows(&read_csv_of("nine-noflying-placement.csv", "nine-noflying"));
+    check_placement_rows(&read_csv_of("nine-noflying-placement.csv", "nine-noflying"), Start::Draw);
+}
+
+/// Issue 14: the board with diagonals, likewise.
+#[test]
+fn diagonal_placement_results_add_up_to_the_same_counts() {
+    check_placement_rows(&read_csv_of("nine-diagonal-placement.csv", "nine-diagonal"), Start::Win);
+}
+
+/// The value of the empty board, established outside the placement tables.
+#[derive(Clone, Copy, PartialEq)]
+enum Start {
+    /// `nine`: Gasser 1996, Gévay and Danner 2016; `nine-noflying`:
+    /// `morris prove`, a search that reads no placement table (README,
+    /// "Results").
+    Draw,
+    /// `nine-diagonal`: `morris prove` likewise
+    /// (`results/nine-diagonal-prove.txt`).
+    Win,
 }
 
 /// The placement rows of a rule set on the 24-point board with 9 stones
-/// each (`nine` and `nine-noflying`): sectors, counts per row and in all.
-fn check_placement_rows(rows: &[Row]) {
+/// each (`nine`, `nine-noflying`, `nine-diagonal`): sectors, counts per row
+/// and in all, and the empty board's value.
+fn check_placement_rows(rows: &[Row], start_value: Start) {
     let symmetries = symmetries();
     // Malom's standard database has the same 449 placement sectors (its
     // `std.secval`): the 48 with an empty opponent after a move cannot
@@ -287,11 +306,9 @@ fn check_placement_rows(rows: &[Row]) {
         assert!(b > 0 || (w, wh, bh) == (0, 9, 9), "an empty opponent only at the start: {}", row.line);
         check_row(row, &symmetries);
     }
-    // The empty board is a draw (`nine`: Gasser 1996; Gévay and Danner
-    // 2016; `nine-noflying`: `morris prove`, a search that reads no
-    // placement table, README "Results").
     let start = rows.iter().find(|r| r.line.starts_with("0-0-9-9,")).unwrap();
-    assert_eq!((start.positions, start.draws), (1, 1));
+    let expected = if start_value == Start::Draw { (1, 0, 1) } else { (1, 1, 0) };
+    assert_eq!((start.positions, start.wins, start.draws), expected, "{}", start.line);
     // The README's figure (a regression check: no outside source counts
     // the placement positions this way).
     assert_eq!(rows.iter().map(|r| r.positions).sum::<u64>(), 17_856_741_338);
@@ -406,6 +423,27 @@ fn values_csv_agrees_with_the_stats_files_and_the_published_values() {
             "nine" => {
                 assert_eq!(f[1], "Draw", "{line}");
                 assert_eq!(moves, [("a1", "Draw"), ("a4", "Draw"), ("b2", "Draw"), ("b4", "Draw")], "{line}");
+            }
+            // The search over the placement phase (`morris prove --divide`,
+            // which reads only the sliding tables) found the same values:
+            // the start and each first move.
+            "nine-diagonal" => {
+                let prove = committed("nine-diagonal-prove.txt");
+                let by_search: Vec<(String, String)> = prove
+                    .iter()
+                    .filter_map(|l| {
+                        let mut w = l.split_whitespace();
+                        let (m, v) = (w.next()?, w.next()?);
+                        (m.len() == 2 && w.next().is_some()).then(|| (m.to_string(), v.to_string()))
+                    })
+                    .collect();
+                assert_eq!(by_search.len(), 4, "{prove:?}");
+                assert!(prove.iter().any(|l| l.ends_with(": Win (by search)")), "{prove:?}");
+                assert!(f[1].starts_with("Win("), "{line}");
+                for (m, v) in by_search {
+                    let table = moves.iter().find(|(tm, _)| *tm == m).unwrap_or_else(|| panic!("{m}: {line}")).1;
+                    assert_eq!(table.split('(').next().unwrap(), v, "{m}: {line}");
+                }
             }
             // White wins, and only by opening in the centre.
             "three" => {
