@@ -16,7 +16,7 @@
 //! | 24 | 16 | rule-set name, UTF-8, zero-padded |
 //! | 40 | 4 | sector: w, b, wh, bh (one byte each) |
 //! | 44 | 4 | index scheme version ([`crate::table::INDEX_VERSION`]) |
-//! | 48 | 4 | entry encoding ([`ENCODING_WDL_BASE3`]) |
+//! | 48 | 4 | entry encoding ([`ENCODING_WDL_BASE3`], [`ENCODING_WDL_BASE3_ZSTD`] or [`ENCODING_WDL_GROUPS`]) |
 //! | 52 | 4 | reserved, zero |
 //! | 56 | 8 | entry count (slots) |
 //! | 64 | 8 | canonical positions |
@@ -53,7 +53,7 @@
 //! header; `morris export-wdl --compress`, the default form of it): groups
 //! of 256 slots, each stored as its most frequent value and the slots that
 //! differ, as a two-value bitmap, or in base 3, whichever is shortest,
-//! behind a directory of two bytes per group ([`crate::storage::groups`]
+//! behind a directory of two bytes per group (`db/src/storage/groups.rs`
 //! describes the bytes). A look-up reads the directory and a few bytes of
 //! one group, with nothing to decompress: nearly the plain file's speed in
 //! about half its bytes. Padding slots may read as any value in this form.
