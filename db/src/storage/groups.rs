@@ -1,5 +1,5 @@
 //! The grouped WDL coding: a WDL file's slots in groups of [`GROUP_SLOTS`],
-//! each group stored in the shortest of three forms, so that a look-up reads
+//! each group stored in the shortest of four forms, so that a look-up reads
 //! a directory entry and a few bytes of one group, and never decompresses
 //! anything ([`crate::wdl`], encoding `ENCODING_WDL_GROUPS`).
 //!
@@ -27,6 +27,7 @@
 //! |---|---|---|
 //! | `3 k + m`, `k` ≤ [`MAX_EXCEPTIONS`] | every slot has value `m` but `k` exceptions | `k` bytes: the exceptions' slots within the group, ascending; `ceil(k / 8)` bytes: bit `i` (least significant first) picks exception `i`'s value, 0 the smaller of the two values other than `m`, 1 the larger |
 //! | `0xF0 + p` | two values only, pair `p`: 0 is (0, 1), 1 is (0, 2), 2 is (1, 2) | 32 bytes: bit `s` (least significant first) of byte `s / 8` picks slot `s`'s value, 0 the pair's first, 1 its second |
+//! | `0xF3 + m` | value `m` but where the mask says otherwise | 32 bytes of mask: bit `s` set where slot `s` is an exception; then one bit per exception, in slot order, as in the first form |
 //! | `0xFF` | base 3 | 52 bytes: slot `s` is digit `s % 5` of byte `s / 5`, as in the plain WDL payload |
 //!
 //! Any other first byte, an exception list out of order and a body past
@@ -48,6 +49,7 @@ pub const RUN_GROUPS: u64 = 64;
 /// base-3 form (53 bytes) is no longer.
 pub const MAX_EXCEPTIONS: usize = 45;
 const PAIR_FORM: u8 = 0xF0;
+const MASK_FORM: u8 = 0xF3;
 const BASE3_FORM: u8 = 0xFF;
 const BASE3_BYTES: usize = GROUP_SLOTS.div_ceil(5) as usize;
 const BITMAP_BYTES: usize = GROUP_SLOTS as usize / 8;
@@ -104,28 +106,43 @@ fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) {
     }
     let m = (0..3).max_by_key(|&v| count[v]).unwrap_or(0) as u8;
     let k = count.iter().sum::<usize>() - count[m as usize];
-    let exceptions_len = 1 + k + k.div_ceil(8);
     let pair = PAIRS
         .iter()
         .position(|&(a, b)| count.iter().enumerate().all(|(v, &n)| n == 0 || v == a as usize || v == b as usize));
-    if k <= MAX_EXCEPTIONS && pair.is_none_or(|_| exceptions_len <= 1 + BITMAP_BYTES) {
-        out.push(3 * k as u8 + m);
+    // Each form's length; the first of the shortest is written.
+    let lengths = [
+        if k <= MAX_EXCEPTIONS { 1 + k + k.div_ceil(8) } else { usize::MAX },
+        if pair.is_some() { 1 + BITMAP_BYTES } else { usize::MAX },
+        1 + BITMAP_BYTES + k.div_ceil(8),
+        1 + BASE3_BYTES,
+    ];
+    let form = (0..4).min_by_key(|&f| lengths[f]).unwrap_or(3);
+    // One bit per exception, in slot order: 0 the smaller other value.
+    let exception_bits = || {
         let (low, _) = others(m);
         let mut bits = vec![0u8; k.div_ceil(8)];
-        let mut i = 0;
-        for (s, c) in codes.iter().enumerate() {
-            if let Some(c) = *c {
-                if c != m {
-                    out.push(s as u8);
-                    if c != low {
-                        bits[i / 8] |= 1 << (i % 8);
-                    }
-                    i += 1;
-                }
+        for (i, c) in codes.iter().flatten().filter(|&&c| c != m).enumerate() {
+            if *c != low {
+                bits[i / 8] |= 1 << (i % 8);
             }
         }
-        out.extend_from_slice(&bits);
-    } else if let Some(p) = pair {
+        bits
+    };
+    if form == 0 {
+        out.push(3 * k as u8 + m);
+        out.extend(codes.iter().enumerate().filter(|(_, c)| c.is_some_and(|c| c != m)).map(|(s, _)| s as u8));
+        out.extend_from_slice(&exception_bits());
+    } else if form == 2 {
+        out.push(MASK_FORM + m);
+        let mut mask = [0u8; BITMAP_BYTES];
+        for (s, c) in codes.iter().enumerate() {
+            if c.is_some_and(|c| c != m) {
+                mask[s / 8] |= 1 << (s % 8);
+            }
+        }
+        out.extend_from_slice(&mask);
+        out.extend_from_slice(&exception_bits());
+    } else if let (1, Some(p)) = (form, pair) {
         out.push(PAIR_FORM + p as u8);
         let mut bits = [0u8; BITMAP_BYTES];
         for (s, c) in codes.iter().enumerate() {
@@ -252,6 +269,20 @@ impl Groups {
                 let (a, b) = PAIRS[(h - PAIR_FORM) as usize];
                 Some(if map.get(body + s / 8)? >> (s % 8) & 1 == 0 { a } else { b })
             }
+            MASK_FORM..=0xF5 => {
+                let m = h - MASK_FORM;
+                let mask = map.get(body..body + BITMAP_BYTES)?;
+                if mask[s / 8] >> (s % 8) & 1 == 0 {
+                    return Some(m);
+                }
+                // The exception's rank: the mask's set bits below `s`.
+                let word = |j: usize| u64::from_le_bytes(mask[8 * j..8 * j + 8].try_into().unwrap_or([0; 8]));
+                let below = (0..s / 64).map(|j| word(j).count_ones()).sum::<u32>()
+                    + (word(s / 64) & ((1u64 << (s % 64)) - 1)).count_ones();
+                let i = below as usize;
+                let (low, high) = others(m);
+                Some(if map.get(body + BITMAP_BYTES + i / 8)? >> (i % 8) & 1 == 0 { low } else { high })
+            }
             _ if h < 3 * (MAX_EXCEPTIONS as u8 + 1) => {
                 let (k, m) = ((h / 3) as usize, h % 3);
                 let list = map.get(body..body + k)?;
@@ -300,6 +331,21 @@ mod tests {
         // Three values evenly: base 3.
         let mixed: Vec<_> = (0..n).map(|s| Some((s % 3) as u8)).collect();
         assert_eq!(round_trip(&mixed), (53, mixed.clone()));
+        // Mostly one value, 100 exceptions of both others: the mask.
+        let masked: Vec<_> = (0..n)
+            .map(|s| {
+                Some(if s % 5 == 1 {
+                    0
+                } else if s % 5 == 3 && s < 150 {
+                    2
+                } else {
+                    1
+                })
+            })
+            .collect();
+        let k = masked.iter().filter(|c| **c != Some(1)).count();
+        assert_eq!(k, 81);
+        assert_eq!(round_trip(&masked), (1 + 32 + 11, masked.clone()));
         // A short last group in base 3.
         let short: Vec<_> = (0..7).map(|s| Some((s % 3) as u8)).collect();
         assert_eq!(round_trip(&short).1, short);
@@ -317,8 +363,11 @@ mod tests {
         let mut map = vec![0u8; HEADER_SIZE];
         map.extend_from_slice(&0u64.to_le_bytes());
         map.extend_from_slice(&0u16.to_le_bytes());
-        map.push(0xF5);
+        map.push(0xF7);
         let g = Groups::parse(&map, 10, Path::new("t")).unwrap();
+        assert_eq!(g.code(&map, 0), None);
+        // A mask announced, not there.
+        *map.last_mut().unwrap() = MASK_FORM;
         assert_eq!(g.code(&map, 0), None);
         // Ten exceptions announced, none there.
         *map.last_mut().unwrap() = 30;
