@@ -29,10 +29,15 @@ mkdir -p "$db"
 runs=$db.runs.csv
 [ -f "$runs" ] || echo "step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet" > "$runs"
 
-# Samples DB's size and the load into DB.disk.csv until killed.
+# Appends one sample of DB's size and the load to DB.disk.csv.
+sample_once() {
+    echo "$(date -u +%s),$(du -sb "$db" | cut -f1),$(cut -d' ' -f1 /proc/loadavg)" >> "$db.disk.csv"
+}
+
+# Samples every 30 s until killed.
 sample() {
     while true; do
-        echo "$(date -u +%s),$(du -sb "$db" | cut -f1),$(cut -d' ' -f1 /proc/loadavg)" >> "$db.disk.csv"
+        sample_once
         sleep 30
     done
 }
@@ -50,7 +55,7 @@ timed() {
     status=0
     /usr/bin/time -v -o "$db.$step.time" "$morris" "$@" >> "$db.$step.log" 2>&1 || status=$?
     kill "$sampler"
-    echo "$(date -u +%s),$(du -sb "$db" | cut -f1),$(cut -d' ' -f1 /proc/loadavg)" >> "$db.disk.csv"
+    sample_once
     [ "$status" -eq 0 ] || { tail -5 "$db.$step.log" >&2; echo "$step failed (exit $status)" >&2; exit 1; }
     awk -F, -v from="$from" '$1 >= from { if ($2 > peak) peak = $2; if ($3 > load) load = $3; final = $2 }
         END { printf "%.2f %.2f %.2f\n", peak / 1e9, final / 1e9, load }' "$db.disk.csv" > "$db.$step.disk"

@@ -38,6 +38,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::storage::blocks::u64_at;
+use crate::storage::wdl::SLOTS_PER_BYTE;
 use crate::table::{TableError, HEADER_SIZE};
 use crate::value::Tally;
 
@@ -51,7 +52,7 @@ pub const MAX_EXCEPTIONS: usize = 45;
 const PAIR_FORM: u8 = 0xF0;
 const MASK_FORM: u8 = 0xF3;
 const BASE3_FORM: u8 = 0xFF;
-const BASE3_BYTES: usize = GROUP_SLOTS.div_ceil(5) as usize;
+const BASE3_BYTES: usize = GROUP_SLOTS.div_ceil(SLOTS_PER_BYTE) as usize;
 const BITMAP_BYTES: usize = GROUP_SLOTS as usize / 8;
 /// The value pairs of the two-value form, by `p`.
 const PAIRS: [(u8, u8); 3] = [(0, 1), (0, 2), (1, 2)];
@@ -85,6 +86,25 @@ pub(crate) fn base3_digit(byte: u8, k: usize) -> Option<u8> {
         return None;
     }
     Some(DIGITS[byte as usize][k])
+}
+
+/// The byte holding `digits` (at most 5, the first of weight 1) in base 3;
+/// missing digits are 0.
+#[inline]
+pub(crate) fn base3_byte(digits: impl DoubleEndedIterator<Item = u8>) -> u8 {
+    digits.rev().fold(0, |byte, d| 3 * byte + d)
+}
+
+/// A 32-byte bitmap of a group: bit `s` (least significant first) of byte
+/// `s / 8` set where `set(codes[s])`.
+fn bitmap(codes: &[Option<u8>], set: impl Fn(Option<u8>) -> bool) -> [u8; BITMAP_BYTES] {
+    let mut bits = [0u8; BITMAP_BYTES];
+    for (s, &c) in codes.iter().enumerate() {
+        if set(c) {
+            bits[s / 8] |= 1 << (s % 8);
+        }
+    }
+    bits
 }
 
 /// The two codes other than `m`, smaller first.
@@ -134,30 +154,18 @@ fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) {
         out.extend_from_slice(&exception_bits());
     } else if form == 2 {
         out.push(MASK_FORM + m);
-        let mut mask = [0u8; BITMAP_BYTES];
-        for (s, c) in codes.iter().enumerate() {
-            if c.is_some_and(|c| c != m) {
-                mask[s / 8] |= 1 << (s % 8);
-            }
-        }
-        out.extend_from_slice(&mask);
+        out.extend_from_slice(&bitmap(codes, |c| c.is_some_and(|c| c != m)));
         out.extend_from_slice(&exception_bits());
     } else if let (1, Some(p)) = (form, pair) {
         out.push(PAIR_FORM + p as u8);
-        let mut bits = [0u8; BITMAP_BYTES];
-        for (s, c) in codes.iter().enumerate() {
-            if *c == Some(PAIRS[p].1) {
-                bits[s / 8] |= 1 << (s % 8);
-            }
-        }
-        out.extend_from_slice(&bits);
+        out.extend_from_slice(&bitmap(codes, |c| c == Some(PAIRS[p].1)));
     } else {
         out.push(BASE3_FORM);
         let mut bytes = [0u8; BASE3_BYTES];
-        for (s, c) in codes.iter().enumerate().rev() {
-            bytes[s / 5] = 3 * bytes[s / 5] + c.unwrap_or(0);
-        }
         // (Digits past a short last group's end stay 0.)
+        for (byte, five) in bytes.iter_mut().zip(codes.chunks(SLOTS_PER_BYTE as usize)) {
+            *byte = base3_byte(five.iter().map(|c| c.unwrap_or(0)));
+        }
         out.extend_from_slice(&bytes);
     }
 }
@@ -264,7 +272,10 @@ impl Groups {
         let s = (slot % GROUP_SLOTS) as usize;
         let body = at + 1;
         match h {
-            BASE3_FORM => base3_digit(*map.get(body + s / 5)?, s % 5),
+            BASE3_FORM => {
+                let per_byte = SLOTS_PER_BYTE as usize;
+                base3_digit(*map.get(body + s / per_byte)?, s % per_byte)
+            }
             PAIR_FORM..=0xF2 => {
                 let (a, b) = PAIRS[(h - PAIR_FORM) as usize];
                 Some(if map.get(body + s / 8)? >> (s % 8) & 1 == 0 { a } else { b })
