@@ -26,6 +26,7 @@
 #      DB.verify.csv with its wall seconds, so a new run verifies only the
 #      rest. A fault stops the script (exit 1) with the table named.
 #   4. the results: results/NAME-prove.txt (step 1's search),
+#      results/NAME-verify.csv (step 3's list: every table's seconds),
 #      results/NAME-sliding.csv and -placement.csv (`morris
 #      stats --format csv`), results/NAME-longest.csv (`--longest 10`) and
 #      the row of results/values.csv (`morris value --no-solve`, which must
@@ -83,4 +84,5 @@ done
 solve_s=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$runs")
 verify_s=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$done_list")
 cp "$db.prove.txt" "results/$name-prove.txt"
+cp "$done_list" "results/$name-verify.csv"
 write_results "$name" "$db" "$solve_s" "$verify_s" --rules "$name"

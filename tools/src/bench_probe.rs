@@ -2,7 +2,8 @@
 //! database and answer a first query, and warm probes per second per thread
 //! on one thread and on several at once, over random positions of the
 //! tables in the directory (a random symmetry and colour applied, so that
-//! every probe canonicalises).
+//! every probe canonicalises): single values, and one-ply searches (every
+//! legal move's value, as a move list needs).
 
 use std::hint::black_box;
 use std::io::Write;
@@ -222,6 +223,32 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
     writeln!(
         out,
         "value through a Prober per thread, warm: {:.2} M probes/s on 1 thread; {:.2} M probes/s per thread on {threads} threads at once ({:.2} M/s in all)",
+        one / 1e6,
+        many / 1e6,
+        many * threads as f64 / 1e6
+    )?;
+
+    // A one-ply search: the value of every legal move, each child probed
+    // (what `analyze`, the server's move list and `line` do per position,
+    // and what a probe costs where a table is left out and its values are
+    // derived from its children's).
+    let work = || {
+        let mut prober = db.prober();
+        let sum = positions.iter().fold(0u64, |sum, q| {
+            let q = black_box(q);
+            q.legal_moves(&rules).into_iter().fold(sum, |sum, mv| {
+                sum.wrapping_add(prober.value(&q.play_unchecked(mv)).map_or(u64::MAX, |v| v.to_entry() as u64))
+            })
+        });
+        black_box(sum);
+    };
+    let moves: usize = positions.iter().map(|p| p.legal_moves(&rules).len()).sum();
+    let one = rate_with(&positions, 1, runs, &work);
+    let many = rate_with(&positions, threads, runs, &work);
+    writeln!(
+        out,
+        "one-ply (every legal move's value; {:.1} moves a position) through a Prober per thread, warm: {:.3} M positions/s on 1 thread; {:.3} M positions/s per thread on {threads} threads at once ({:.3} M/s in all)",
+        moves as f64 / positions.len() as f64,
         one / 1e6,
         many / 1e6,
         many * threads as f64 / 1e6

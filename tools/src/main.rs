@@ -119,7 +119,8 @@ enum Command {
     /// and optionally delete the originals. Every command reads both forms.
     Compress(compress::CompressArgs),
     /// Time the probe: opening a database and answering a first query, and
-    /// warm probes per second per thread.
+    /// warm probes and one-ply searches (every legal move's value) per
+    /// second per thread.
     BenchProbe(bench_probe::BenchProbeArgs),
     /// Play a game in the terminal against perfect play.
     Play(play::PlayArgs),

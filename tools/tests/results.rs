@@ -33,7 +33,10 @@
 //!   (stats, longest wins, the value row but its times), and every listed
 //!   position replays with `morris line` as a won line of exactly its DTM.
 //! - `stats --longest` in words shows what the CSV shows, and a table it
-//!   reads that is damaged is named with the checksum that failed.
+//!   reads that is damaged is named with the checksum that failed;
+//! - every verify list (`results/<name>-verify.csv`) names exactly the
+//!   tables of its stats files and adds up to its `values.csv` row's
+//!   `verify_s`.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -455,6 +458,43 @@ fn values_csv_agrees_with_the_stats_files_and_the_published_values() {
         }
     }
     assert!(seen.contains("nine") && seen.contains("three"), "{lines:?}");
+}
+
+/// Every committed verify list (`results/<prefix>-verify.csv`, written by
+/// `results/whole.sh`: each table's wall seconds, appended when it passed
+/// `morris verify`) names exactly the tables of the rule set's stats files,
+/// each once, and its seconds add up to the `verify_s` of the rule set's
+/// `values.csv` row: the row's claim that every table was verified.
+#[test]
+fn verify_lists_name_every_table_and_add_up_to_the_values_row() {
+    let mut prefixes: Vec<String> = std::fs::read_dir(results_dir())
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().into_string().ok()?.strip_suffix("-verify.csv").map(str::to_string))
+        .collect();
+    prefixes.sort();
+    assert!(prefixes.iter().any(|p| p == "nine-diagonal"), "{prefixes:?}");
+    let values = committed("values.csv");
+    for prefix in prefixes {
+        let (name, rows) = stats_rows(&prefix);
+        let lines = committed(&format!("{prefix}-verify.csv"));
+        assert_eq!(lines[0], "sector,wall_s", "{prefix}-verify.csv");
+        let mut listed = BTreeSet::new();
+        let mut seconds = 0.0;
+        for line in &lines[1..] {
+            let (sector, s) = line.split_once(',').unwrap_or_else(|| panic!("{prefix}-verify.csv: {line}"));
+            assert!(listed.insert(sector.to_string()), "{prefix}-verify.csv: listed twice: {line}");
+            seconds += s.parse::<f64>().unwrap_or_else(|e| panic!("{prefix}-verify.csv: {line}: {e}"));
+        }
+        let tables: BTreeSet<String> = rows.iter().map(|r| r.0.clone()).collect();
+        assert_eq!(listed, tables, "{prefix}-verify.csv: not the tables of the stats files");
+        let row = values
+            .iter()
+            .map(|l| fields(l))
+            .find(|f| f[0] == name)
+            .unwrap_or_else(|| panic!("no values.csv row for {name}"));
+        let verify_s: f64 = row[6].parse().unwrap_or_else(|e| panic!("{name}: verify_s {:?}: {e}", row[6]));
+        assert!((verify_s - seconds).abs() <= 0.5, "{name}: verify_s {verify_s}, the list adds up to {seconds}");
+    }
 }
 
 #[test]

@@ -241,7 +241,13 @@ fn export_wdl_writes_small_files_and_keeps_them() {
         "--threads",
         "2",
     ]);
-    for part in ["open + first query (with checksum check", "value, warm:", "wdl, warm:", "M probes/s per thread"] {
+    for part in [
+        "open + first query (with checksum check",
+        "value, warm:",
+        "one-ply (every legal move's value;",
+        "wdl, warm:",
+        "M probes/s per thread",
+    ] {
         assert!(bench.contains(part), "`{part}` missing:\n{bench}");
     }
 }
