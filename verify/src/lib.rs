@@ -307,10 +307,8 @@ impl Verifier {
         let index = self.rules.sector_index(sector).map_err(|e| e.to_string())?;
         Table::open(&self.dir, &self.rules, sector, index.len())
             .and_then(|t| t.verify_checksum().map(|()| t))
-            .map(|t| {
-                let entries = (0..index.len()).map(|slot| t.entry(slot).unwrap_or(PADDING_ENTRY)).collect();
-                (index, entries)
-            })
+            .and_then(|t| t.entries())
+            .map(|entries| (index, entries))
             .map_err(|e| match e {
                 TableError::Missing { .. } => format!(
                     "the table of sector {sector} is missing ({})",

@@ -144,22 +144,51 @@ impl Blocks {
             let way = (self.id.wrapping_mul(0x9e37_79b9) ^ block) as usize % CACHED_BLOCKS;
             if cache.tags[way] != (self.id, block) {
                 cache.tags[way] = (0, 0);
-                let start = u64_at(map, self.offsets_at + 8 * block as usize)?;
-                let end = u64_at(map, self.offsets_at + 8 * (block as usize + 1))?;
-                if start > end || end > self.data_len {
-                    return None;
-                }
-                let frame = map.get(self.data_at + start as usize..self.data_at + end as usize)?;
-                let expected = (self.len - block * self.block_bytes as u64).min(self.block_bytes as u64) as usize;
                 let BlockCache { decompressor, blocks, .. } = &mut *cache;
-                let n = decompressor.as_mut()?.decompress_to_buffer(frame, &mut blocks[way][..]).ok()?;
-                if n != expected {
-                    return None;
-                }
+                self.decompress(map, block, decompressor.as_mut()?, &mut blocks[way][..])?;
                 cache.tags[way] = (self.id, block);
             }
             Some(cache.blocks[way][within])
         })
+    }
+
+    /// Blocks of the string.
+    pub(crate) fn block_count(&self) -> u64 {
+        self.len.div_ceil(self.block_bytes as u64)
+    }
+
+    /// Decompresses block `block` into the start of `out` (at least the
+    /// block size long), without the cache, for reads of whole blocks; the
+    /// block's length, `None` when it does not decompress to that length
+    /// (a damaged file) or `block` is past the end.
+    pub(crate) fn block_into(&self, map: &[u8], block: u64, out: &mut [u8]) -> Option<usize> {
+        CACHE.with(|cache| {
+            let mut cache = cache.try_borrow_mut().ok()?;
+            self.decompress(map, block, cache.decompressor.as_mut()?, out)
+        })
+    }
+
+    /// Decompresses block `block` with `decompressor` into `out`; its
+    /// length, `None` unless that is the block's length.
+    fn decompress(
+        &self,
+        map: &[u8],
+        block: u64,
+        decompressor: &mut zstd::bulk::Decompressor<'static>,
+        out: &mut [u8],
+    ) -> Option<usize> {
+        if block >= self.block_count() {
+            return None;
+        }
+        let start = u64_at(map, self.offsets_at + 8 * block as usize)?;
+        let end = u64_at(map, self.offsets_at + 8 * (block as usize + 1))?;
+        if start > end || end > self.data_len {
+            return None;
+        }
+        let frame = map.get(self.data_at + start as usize..self.data_at + end as usize)?;
+        let expected = (self.len - block * self.block_bytes as u64).min(self.block_bytes as u64) as usize;
+        let n = decompressor.decompress_to_buffer(frame, out).ok()?;
+        (n == expected).then_some(n)
     }
 }
 

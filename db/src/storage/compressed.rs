@@ -104,6 +104,27 @@ impl CompressedLayout {
         }
     }
 
+    /// The entries of block `block` (slots `block * BLOCK_ENTRIES` on) into
+    /// `out`, which must be exactly as long as the block; `None` when the
+    /// block does not decompress to that length or an overflow entry is
+    /// missing (a damaged file).
+    pub(crate) fn block_entries(&self, map: &[u8], block: u64, out: &mut [u16]) -> Option<()> {
+        let mut codes = [0u8; BLOCK_ENTRIES];
+        let n = self.blocks.block_into(map, block, &mut codes)?;
+        if n != out.len() {
+            return None;
+        }
+        let first = block * BLOCK_ENTRIES as u64;
+        for (i, (e, &c)) in out.iter_mut().zip(&codes[..n]).enumerate() {
+            *e = match c {
+                CODE_PADDING => PADDING_ENTRY,
+                CODE_OVERFLOW => self.overflow(map, first + i as u64)?,
+                c => c as u16,
+            };
+        }
+        Some(())
+    }
+
     /// The entry of an overflow slot, by binary search in the list.
     fn overflow(&self, map: &[u8], slot: u64) -> Option<u16> {
         let (at, count) = self.blocks.list();
@@ -300,20 +321,8 @@ pub fn expand_sector(dir: &Path, rules: &RuleSet, sector: Sector) -> Result<Tabl
     let store = Store::new(dir);
     let packed_path = store.path(rules.name(), sector, FileKind::Compressed);
     let packed = open_verified(&packed_path, rules, sector)?;
-    let unreadable = |slot: u64| TableError::Corrupt {
-        path: packed_path.clone(),
-        field: "payload",
-        detail: format!("slot {slot} cannot be read"),
-    };
     // The entry count was checked against the sector's index by `open_verified`.
-    let mut entries = vec![0u16; packed.header().entry_count as usize];
-    entries.par_chunks_mut(BLOCK_ENTRIES).enumerate().try_for_each(|(b, chunk)| {
-        let first = (b * BLOCK_ENTRIES) as u64;
-        for (i, e) in chunk.iter_mut().enumerate() {
-            *e = packed.entry(first + i as u64).ok_or_else(|| unreadable(first + i as u64))?;
-        }
-        Ok::<(), TableError>(())
-    })?;
+    let entries = packed.entries()?;
     let header = TableHeader::for_entries(rules, sector, &entries);
     let source = packed.header();
     if (header.canonical_positions, header.wins, header.losses, header.draws, header.own)
@@ -370,6 +379,10 @@ mod tests {
             assert_eq!(z.entry(slot), Some(entries[slot as usize]), "slot {slot}");
         }
         assert_eq!(z.entry(entries.len() as u64), None);
+        // Whole, in parallel by block: the same entries from either file
+        // (the last block short, overflow and padding slots included).
+        assert_eq!(z.entries().unwrap(), entries);
+        assert_eq!(table.entries().unwrap(), entries);
         // With the plain file gone, `Table::open` finds the compressed one.
         std::fs::remove_file(&plain).unwrap();
         let z = Table::open(dir.path(), &rules, sector, entries.len() as u64).unwrap();
@@ -398,6 +411,23 @@ mod tests {
         for slot in 0..entries.len() as u64 {
             let _ = t.entry(slot);
         }
+        // Read whole: an error naming the payload, or (if the flipped byte
+        // did not stop the block decompressing) entries; never a panic.
+        match t.entries() {
+            Err(e) => assert!(e.to_string().contains("payload"), "{e}"),
+            Ok(read) => assert_eq!(read.len(), entries.len()),
+        }
+        // A frame cut into: its block no longer decompresses, and a whole
+        // read names the block's first slot.
+        let mut bad = good.clone();
+        let data_at = bad.len() - u64_at(&bad, HEADER_SIZE + 24).unwrap() as usize;
+        let second = data_at + u64_at(&bad, HEADER_SIZE + SUBHEADER_SIZE + 8).unwrap() as usize;
+        for b in &mut bad[second..second + 8] {
+            *b = 0;
+        }
+        std::fs::write(&packed, &bad).unwrap();
+        let err = Table::open_unchecked(&packed).unwrap().entries().unwrap_err();
+        assert!(err.to_string().contains(&format!("slot {BLOCK_ENTRIES} cannot be read")), "{err}");
         // An offset out of order is found at open.
         let mut bad = good.clone();
         bad[HEADER_SIZE + SUBHEADER_SIZE + 15] = 0xff;

@@ -37,6 +37,7 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::compressed::{CompressedLayout, ENCODING_DTM8_ZSTD};
@@ -334,6 +335,41 @@ impl Table {
     /// Whether the slot is padding (not a canonical position).
     pub fn is_padding(&self, slot: u64) -> bool {
         self.entry(slot) == Some(PADDING_ENTRY)
+    }
+
+    /// Every entry, in slot order, in memory (two bytes a slot), read on
+    /// all of rayon's threads; a compressed table's blocks are each
+    /// decompressed once, straight into place (a slot-by-slot read through
+    /// [`Table::entry`] goes through the per-thread block cache for every
+    /// slot). For readers of whole tables: `verify`'s successors, expanding
+    /// a `.mtz` file.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] (field `payload`), naming the first slot of
+    /// a block that does not decompress to its length or whose overflow
+    /// entry is missing (a damaged file); a table whose entry count does
+    /// not fit this machine's memory addressing.
+    pub fn entries(&self) -> Result<Vec<u16>, TableError> {
+        const CHUNK: usize = crate::compressed::BLOCK_ENTRIES;
+        let count = self.header().entry_count;
+        let unreadable = |slot: u64| TableError::corrupt(self.path(), "payload", format!("slot {slot} cannot be read"));
+        let len = usize::try_from(count).map_err(|_| unreadable(0))?;
+        let mut entries = vec![0u16; len];
+        entries.par_chunks_mut(CHUNK).enumerate().try_for_each(|(b, chunk)| {
+            let first = (b * CHUNK) as u64;
+            match self.layout() {
+                Some(layout) => layout.block_entries(self.bytes(), b as u64, chunk).ok_or_else(|| unreadable(first)),
+                None => {
+                    let at = HEADER_SIZE + 2 * b * CHUNK;
+                    let bytes = self.bytes().get(at..at + 2 * chunk.len()).ok_or_else(|| unreadable(first))?;
+                    for (e, b) in chunk.iter_mut().zip(bytes.chunks_exact(2)) {
+                        *e = u16::from_le_bytes([b[0], b[1]]);
+                    }
+                    Ok(())
+                }
+            }
+        })?;
+        Ok(entries)
     }
 }
 
