@@ -1,6 +1,7 @@
 //! A deliberately simple reference solver for the small sliding sectors of
-//! rule set `nine`, of `nine-noflying` (the same game without flying) and
-//! of `nine-diagonal` (the board with four diagonal lines; [`Game`]),
+//! rule set `nine`, of `nine-noflying` (the same game without flying), of
+//! `nine-diagonal` (the board with four diagonal lines) and of
+//! `nine-diagonal-noflying` (that board without flying; [`Game`]),
 //! written from RULES.md alone (it shares no code with
 //! `morris-db`): no symmetry, no index, every position explicit in a hash
 //! map, values from a ply-by-ply fixpoint of the Bellman equations.
@@ -78,6 +79,8 @@ impl Game {
     pub const NOFLYING: Game = Game { flying: false, diagonals: false };
     /// `nine-diagonal`.
     pub const DIAGONAL: Game = Game { flying: true, diagonals: true };
+    /// `nine-diagonal-noflying`.
+    pub const DIAGONAL_NOFLYING: Game = Game { flying: false, diagonals: true };
 }
 
 const ALL: u32 = (1 << 24) - 1;

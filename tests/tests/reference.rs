@@ -10,8 +10,8 @@
 //! The real solver (`morris-solver`, probed through `morris-probe`) agrees
 //! with the independent reference solver (`morris_tests::solve_nine_small`)
 //! on every position of the sliding sectors 3-3, 3-4 and 4-3 of rule sets
-//! `nine`, `nine-noflying` and `nine-diagonal`: win, loss or draw, and the
-//! DTM of every win and loss.
+//! `nine`, `nine-noflying`, `nine-diagonal` and `nine-diagonal-noflying`:
+//! win, loss or draw, and the DTM of every win and loss.
 //!
 //! Positions are carried from the reference's bit order to the database's
 //! by point names. The side to move is White or Black, alternating
@@ -346,6 +346,18 @@ fn reference_on_the_diagonal_board_matches_the_committed_results() {
 #[test]
 fn real_solver_agrees_with_reference_on_the_diagonal_board() {
     real_solver_agrees("nine-diagonal", Game::DIAGONAL);
+}
+
+/// Issue 14: the same for the board with diagonals without flying
+/// (`results/nine-diagonal-noflying-sliding.csv`).
+#[test]
+fn reference_on_the_diagonal_board_without_flying_matches_the_committed_results() {
+    reference_matches_committed(Game::DIAGONAL_NOFLYING, "nine-diagonal-noflying-sliding.csv");
+}
+
+#[test]
+fn real_solver_agrees_with_reference_on_the_diagonal_board_without_flying() {
+    real_solver_agrees("nine-diagonal-noflying", Game::DIAGONAL_NOFLYING);
 }
 
 /// The rows 3-3, 3-4 and 4-3 of `results/<file>` against the reference of

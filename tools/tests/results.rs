@@ -257,6 +257,12 @@ fn diagonal_sliding_results_add_up_to_the_same_counts() {
     check_sliding_rows(&read_csv_of("nine-diagonal-sliding.csv", "nine-diagonal"));
 }
 
+/// Issue 14: the same for the board with diagonals without flying.
+#[test]
+fn diagonal_noflying_sliding_results_add_up_to_the_same_counts() {
+    check_sliding_rows(&read_csv_of("nine-diagonal-noflying-sliding.csv", "nine-diagonal-noflying"));
+}
+
 #[test]
 fn placement_results_add_up() {
     check_placement_rows(&read_csv("nine-placement.csv"), Start::Draw);
