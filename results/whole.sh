@@ -20,8 +20,9 @@
 #      tables exist.
 #   2. `morris solve --phase all --compress` (resumes from finished tables).
 #      Every solve run's wall and CPU seconds and peak resident memory go
-#      to DB.solve-runs.csv (/usr/bin/time), each pair's and sector's
-#      times to DB.solve.log (`solve -v`).
+#      to DB.solve-runs.csv (/usr/bin/time; a run that was killed, only
+#      its wall seconds up to its last finished table), each pair's and
+#      sector's times to DB.solve.log (`solve -v`).
 #   3. `morris verify`, one table at a time; each passing table goes to
 #      DB.verify.csv with its wall seconds, so a new run verifies only the
 #      rest. A fault stops the script (exit 1) with the table named.
@@ -41,14 +42,25 @@ db=${2:-${DBROOT:-.}/$name}
 morris=${MORRIS:-target/release/morris}
 [ -x "$morris" ] || { echo "$morris: not found; run cargo build --release first" >&2; exit 1; }
 
-# 1. and 2. Solve, timing each run.
+# 1. and 2. Solve, timing each run. A run killed before it ended (the
+# machine's session ended, say) left DB.solve-running behind: it is
+# counted from its start to its last line in DB.solve.log (the last table
+# it finished; the rest is solved again), its CPU time and memory unknown.
 runs=$db.solve-runs.csv
 [ -f "$runs" ] || echo "started,wall_s,cpu_s,peak_rss_mib" > "$runs"
+if [ -f "$db.solve-running" ]; then
+    read -r started from < "$db.solve-running"
+    last=$(stat -c %Y "$db.solve.log")
+    echo "$started,$((last > from ? last - from : 0)),," >> "$runs"
+    rm -f "$db.solve-running"
+fi
 solve() {
     started=$(date -u +%FT%TZ)
+    echo "$started $(date -u +%s)" > "$db.solve-running"
     /usr/bin/time -f "%e %U %S %M" -o "$db.time" "$morris" solve --rules "$name" --db "$db" -q -v "$@" \
         >> "$db.solve.log" 2>&1
     awk -v s="$started" '{ printf "%s,%.0f,%.0f,%.0f\n", s, $1, $2 + $3, $4 / 1024 }' "$db.time" >> "$runs"
+    rm -f "$db.solve-running"
 }
 if [ ! -f "$db.prove.txt" ]; then
     # Sliding tables stay .mtb: the placement phase reads them at random.
