@@ -97,7 +97,14 @@ impl CompressedLayout {
     /// The 16-bit entry of `slot`; `None` past the end or when its block
     /// does not decompress to the right size (a damaged file).
     pub(crate) fn entry(&self, map: &[u8], slot: u64) -> Option<u16> {
-        match self.blocks.byte(map, slot)? {
+        self.decode(map, slot, self.blocks.byte(map, slot)?)
+    }
+
+    /// The 16-bit entry of `slot` from its code byte `code` (the overflow
+    /// list read for [`CODE_OVERFLOW`]); `None` when the list lacks it.
+    #[inline]
+    fn decode(&self, map: &[u8], slot: u64, code: u8) -> Option<u16> {
+        match code {
             CODE_PADDING => Some(PADDING_ENTRY),
             CODE_OVERFLOW => self.overflow(map, slot),
             c => Some(c as u16),
@@ -116,11 +123,7 @@ impl CompressedLayout {
         }
         let first = block * BLOCK_ENTRIES as u64;
         for (i, (e, &c)) in out.iter_mut().zip(&codes[..n]).enumerate() {
-            *e = match c {
-                CODE_PADDING => PADDING_ENTRY,
-                CODE_OVERFLOW => self.overflow(map, first + i as u64)?,
-                c => c as u16,
-            };
+            *e = self.decode(map, first + i as u64, c)?;
         }
         Some(())
     }
