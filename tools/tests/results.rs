@@ -410,7 +410,7 @@ fn values_csv_agrees_with_the_stats_files_and_the_published_values() {
     let lines = committed("values.csv");
     assert_eq!(lines[0], VALUES_HEADER);
     let mut by_name = std::collections::BTreeMap::new();
-    for prefix in longest_prefixes().into_iter().chain(["nine".to_string()]) {
+    for prefix in longest_prefixes() {
         let (name, rows) = stats_rows(&prefix);
         by_name.insert(name, rows);
     }
@@ -500,6 +500,72 @@ fn verify_lists_name_every_table_and_add_up_to_the_values_row() {
             .unwrap_or_else(|| panic!("no values.csv row for {name}"));
         let verify_s: f64 = row[6].parse().unwrap_or_else(|e| panic!("{name}: verify_s {:?}: {e}", row[6]));
         assert!((verify_s - seconds).abs() <= 0.5, "{name}: verify_s {verify_s}, the list adds up to {seconds}");
+    }
+}
+
+/// Every committed timed run (`results/<prefix>-runs.csv`, written by
+/// `results/timed.sh`: each step one process under `/usr/bin/time -v`) has
+/// the columns of issue 15 and at most one row per step; its solve row's wall
+/// seconds are the `solve_s` of the rule set's `values.csv` row, and cover the
+/// per-table timings of that run (`<prefix>-sliding-timing.csv`, a pair
+/// `w-b/b-w` standing for both its sectors, and `-placement-timing.csv`),
+/// which name exactly the tables of the stats files, each once.
+#[test]
+fn timed_runs_name_every_table_and_agree_with_the_values_row() {
+    let mut prefixes: Vec<String> = std::fs::read_dir(results_dir())
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().into_string().ok()?.strip_suffix("-runs.csv").map(str::to_string))
+        .collect();
+    prefixes.sort();
+    assert!(prefixes.iter().any(|p| p == "nine"), "{prefixes:?}");
+    let values = committed("values.csv");
+    for prefix in prefixes {
+        let (name, rows) = stats_rows(&prefix);
+        let lines = committed(&format!("{prefix}-runs.csv"));
+        assert_eq!(lines[0], "step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet", "{prefix}-runs.csv");
+        let mut steps = BTreeSet::new();
+        let mut solve_wall = None;
+        for line in &lines[1..] {
+            let f = fields(line);
+            assert_eq!(f.len(), 7, "{prefix}-runs.csv: {line}");
+            assert!(
+                ["solve", "verify"].contains(&f[0].as_str()) && steps.insert(f[0].clone()),
+                "{prefix}-runs.csv: {line}"
+            );
+            for n in &f[1..6] {
+                assert!(n.parse::<f64>().is_ok_and(|x| x >= 0.0), "{prefix}-runs.csv: {line}");
+            }
+            assert!(f[6] == "yes" || f[6].contains("no (load up to ") || f[6].starts_with("resumed; "), "{line}");
+            if f[0] == "solve" {
+                solve_wall = Some(f[1].parse::<f64>().unwrap());
+            }
+        }
+        let row = values
+            .iter()
+            .map(|l| fields(l))
+            .find(|f| f[0] == name)
+            .unwrap_or_else(|| panic!("no values.csv row for {name}"));
+        let Some(wall) = solve_wall else { continue };
+        let solve_s: f64 = row[5].parse().unwrap_or_else(|e| panic!("{name}: solve_s {:?}: {e}", row[5]));
+        assert_eq!(solve_s, wall, "{name}: values.csv's solve_s is the timed run's");
+        let mut listed = BTreeSet::new();
+        let mut seconds = 0.0;
+        for (part, header) in [("sliding", "pair"), ("placement", "sector")] {
+            let lines = committed(&format!("{prefix}-{part}-timing.csv"));
+            assert_eq!(lines[0], format!("{header},initialise_s,iterate_s,plies"), "{prefix}-{part}-timing.csv");
+            for line in &lines[1..] {
+                let f = fields(line);
+                assert_eq!(f.len(), 4, "{prefix}-{part}-timing.csv: {line}");
+                for table in f[0].split('/') {
+                    assert!(listed.insert(table.to_string()), "{prefix}-{part}-timing.csv: listed twice: {line}");
+                }
+                seconds += f[1].parse::<f64>().unwrap() + f[2].parse::<f64>().unwrap();
+                f[3].parse::<u32>().unwrap_or_else(|e| panic!("{line}: {e}"));
+            }
+        }
+        let tables: BTreeSet<String> = rows.iter().map(|r| r.0.clone()).collect();
+        assert_eq!(listed, tables, "{prefix}: the timings are not of the stats files' tables");
+        assert!(seconds <= wall, "{name}: the tables took {seconds} s, more than the run's {wall} s");
     }
 }
 
