@@ -395,14 +395,20 @@ fn stats_rows(prefix: &str) -> (String, Vec<(String, u64, Option<u32>)>) {
     (name.expect("stats rows"), rows)
 }
 
-/// The file prefixes of the committed longest-win lists.
-fn longest_prefixes() -> Vec<String> {
+/// The file prefixes of the committed files named `<prefix><suffix>`
+/// (`-longest.csv`: the longest-win lists), sorted.
+fn prefixes(suffix: &str) -> Vec<String> {
     let mut out: Vec<String> = std::fs::read_dir(results_dir())
         .unwrap()
-        .filter_map(|e| e.unwrap().file_name().into_string().ok()?.strip_suffix("-longest.csv").map(str::to_string))
+        .filter_map(|e| e.unwrap().file_name().into_string().ok()?.strip_suffix(suffix).map(str::to_string))
         .collect();
     out.sort();
     out
+}
+
+/// The `values.csv` row of rule set `name`, split into its fields.
+fn values_row(values: &[String], name: &str) -> Vec<String> {
+    values.iter().map(|l| fields(l)).find(|f| f[0] == name).unwrap_or_else(|| panic!("no values.csv row for {name}"))
 }
 
 #[test]
@@ -410,7 +416,7 @@ fn values_csv_agrees_with_the_stats_files_and_the_published_values() {
     let lines = committed("values.csv");
     assert_eq!(lines[0], VALUES_HEADER);
     let mut by_name = std::collections::BTreeMap::new();
-    for prefix in longest_prefixes() {
+    for prefix in prefixes("-longest.csv") {
         let (name, rows) = stats_rows(&prefix);
         by_name.insert(name, rows);
     }
@@ -473,11 +479,7 @@ fn values_csv_agrees_with_the_stats_files_and_the_published_values() {
 /// `values.csv` row: the row's claim that every table was verified.
 #[test]
 fn verify_lists_name_every_table_and_add_up_to_the_values_row() {
-    let mut prefixes: Vec<String> = std::fs::read_dir(results_dir())
-        .unwrap()
-        .filter_map(|e| e.unwrap().file_name().into_string().ok()?.strip_suffix("-verify.csv").map(str::to_string))
-        .collect();
-    prefixes.sort();
+    let prefixes = prefixes("-verify.csv");
     assert!(prefixes.iter().any(|p| p == "nine-diagonal"), "{prefixes:?}");
     let values = committed("values.csv");
     for prefix in prefixes {
@@ -493,11 +495,7 @@ fn verify_lists_name_every_table_and_add_up_to_the_values_row() {
         }
         let tables: BTreeSet<String> = rows.iter().map(|r| r.0.clone()).collect();
         assert_eq!(listed, tables, "{prefix}-verify.csv: not the tables of the stats files");
-        let row = values
-            .iter()
-            .map(|l| fields(l))
-            .find(|f| f[0] == name)
-            .unwrap_or_else(|| panic!("no values.csv row for {name}"));
+        let row = values_row(&values, &name);
         let verify_s: f64 = row[6].parse().unwrap_or_else(|e| panic!("{name}: verify_s {:?}: {e}", row[6]));
         assert!((verify_s - seconds).abs() <= 0.5, "{name}: verify_s {verify_s}, the list adds up to {seconds}");
     }
@@ -512,11 +510,7 @@ fn verify_lists_name_every_table_and_add_up_to_the_values_row() {
 /// which name exactly the tables of the stats files, each once.
 #[test]
 fn timed_runs_name_every_table_and_agree_with_the_values_row() {
-    let mut prefixes: Vec<String> = std::fs::read_dir(results_dir())
-        .unwrap()
-        .filter_map(|e| e.unwrap().file_name().into_string().ok()?.strip_suffix("-runs.csv").map(str::to_string))
-        .collect();
-    prefixes.sort();
+    let prefixes = prefixes("-runs.csv");
     assert!(prefixes.iter().any(|p| p == "nine"), "{prefixes:?}");
     let values = committed("values.csv");
     for prefix in prefixes {
@@ -540,11 +534,7 @@ fn timed_runs_name_every_table_and_agree_with_the_values_row() {
                 solve_wall = Some(f[1].parse::<f64>().unwrap());
             }
         }
-        let row = values
-            .iter()
-            .map(|l| fields(l))
-            .find(|f| f[0] == name)
-            .unwrap_or_else(|| panic!("no values.csv row for {name}"));
+        let row = values_row(&values, &name);
         let Some(wall) = solve_wall else { continue };
         let solve_s: f64 = row[5].parse().unwrap_or_else(|e| panic!("{name}: solve_s {:?}: {e}", row[5]));
         assert_eq!(solve_s, wall, "{name}: values.csv's solve_s is the timed run's");
@@ -571,7 +561,7 @@ fn timed_runs_name_every_table_and_agree_with_the_values_row() {
 
 #[test]
 fn longest_wins_agree_with_the_stats_files() {
-    let prefixes = longest_prefixes();
+    let prefixes = prefixes("-longest.csv");
     assert!(prefixes.iter().any(|p| p == "three") && prefixes.iter().any(|p| p == "six"), "{prefixes:?}");
     for prefix in prefixes {
         let (name, rows) = stats_rows(&prefix);
