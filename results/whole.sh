@@ -26,7 +26,9 @@
 #   3. `morris verify`, one table at a time; each passing table goes to
 #      DB.verify.csv with its wall seconds, so a new run verifies only the
 #      rest. A fault stops the script (exit 1) with the table named.
-#   4. the results: results/NAME-prove.txt (step 1's search),
+#   4. the results (written once before step 3 too, with verify_s
+#      empty, so the value is there as soon as the tables are):
+#      results/NAME-prove.txt (step 1's search),
 #      results/NAME-verify.csv (step 3's list: every table's seconds),
 #      results/NAME-sliding.csv and -placement.csv (`morris
 #      stats --format csv`), results/NAME-longest.csv (`--longest 10`) and
@@ -76,6 +78,13 @@ fi
 cat "$db.prove.txt"
 solve --phase all --compress
 
+# The results as soon as every table exists, verify_s left empty: the
+# value does not wait for the hours of step 3 (which a session's end may
+# cut short); step 4 writes them again with verify_s.
+solve_s() { awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$runs"; }
+cp "$db.prove.txt" "results/$name-prove.txt"
+write_results "$name" "$db" "$(solve_s)" "" --rules "$name"
+
 # 3. Verify every table not verified yet. Files are NAME_W_B_WH_BH.mtb or
 # .mtz; sliding sectors are named w-b, placement sectors w-b-wh-bh.
 done_list=$db.verify.csv
@@ -93,8 +102,7 @@ for f in "$db/${name}"_*.mt[bz]; do
 done
 
 # 4. Results.
-solve_s=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$runs")
 verify_s=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$done_list")
 cp "$db.prove.txt" "results/$name-prove.txt"
 cp "$done_list" "results/$name-verify.csv"
-write_results "$name" "$db" "$solve_s" "$verify_s" --rules "$name"
+write_results "$name" "$db" "$(solve_s)" "$verify_s" --rules "$name"
