@@ -15,7 +15,7 @@ use morris_db::store::TableFile;
 use morris_db::table::{table_path, HEADER_SIZE};
 use morris_db::wdl::{
     export_table, export_table_compressed, export_table_grouped, payload_size, wdl_path, Wdl, WdlCoding, WdlFields,
-    WdlHeader, WdlTable, WDL_MAGIC,
+    WdlHeader, WdlTable, ENCODING_WDL_GROUPS_V1, WDL_MAGIC,
 };
 use morris_db::{Color, Position, RuleSet, Sector, Setup, Table, TableError};
 use morris_probe::wdl::WdlDatabase;
@@ -259,8 +259,8 @@ fn damaged_compressed_files_are_refused_or_fail_the_checksum_never_panic() {
     };
     for coding in PACKED {
         let good = fs::read(wdl_file(compressed(coding), 3, 4)).unwrap();
-        // A block offset out of order (zstd) or the directory cut short
-        // (groups): refused at open.
+        // A block offset out of order (zstd), the run words cut short or
+        // one of them damaged (groups): refused at open.
         if coding == WdlCoding::Zstd {
             let err = open(&good[..good.len() - 1]).unwrap_err();
             assert!(err.to_string().contains("file size"), "{err}");
@@ -271,10 +271,12 @@ fn damaged_compressed_files_are_refused_or_fail_the_checksum_never_panic() {
         } else {
             let err = open(&good[..HEADER_SIZE + 8]).unwrap_err();
             assert!(err.to_string().contains("file size"), "{err}");
+            // The second run's word with its top byte set: a uniform run
+            // with bits other than its value.
             let mut bad = good.clone();
             bad[HEADER_SIZE + 8 + 7] = 0xff;
             let err = open(&bad).unwrap_err();
-            assert!(err.to_string().contains("run offsets"), "{err}");
+            assert!(err.to_string().contains("run words"), "{err}");
         }
         // Any byte of the payload changed, or the file cut short: the
         // checksum says so, and every look-up gives a value or None.
@@ -423,6 +425,16 @@ fn real_prefix() -> &'static [u8] {
     P.get_or_init(|| fs::read(wdl_file(fixture().wdl.path(), 3, 3)).unwrap()[..HEADER_SIZE + 64].to_vec())
 }
 
+/// A grouped file of the coding before uniform runs (encoding 5) is
+/// refused at open, with what to do: export it again.
+#[test]
+fn retired_grouped_coding_is_refused_with_a_remedy() {
+    let mut h = WdlHeader::decode(real_prefix(), Path::new("real.mwdl")).unwrap();
+    h.encoding = ENCODING_WDL_GROUPS_V1;
+    let err = WdlHeader::decode(&h.encode(), Path::new("old.mwdl")).unwrap_err().to_string();
+    assert!(err.contains("entry encoding") && err.contains("export them again"), "{err}");
+}
+
 /// Every reader, on a file holding `bytes`: none may panic.
 fn read_everything(bytes: &[u8]) {
     let dir = tempfile::tempdir().unwrap();
@@ -495,8 +507,9 @@ proptest! {
                 6 => h.sector.w = v as u8,
                 7 => h.rules_fingerprint = v,
                 8 => h.rules_name = format!("{v:x}"),
-                // Plain, zstd blocks or groups, over any payload.
-                9 => h.encoding = 3 + (v % 3) as u32,
+                // Plain, zstd blocks, the retired groups or groups, over
+                // any payload.
+                9 => h.encoding = 3 + (v % 4) as u32,
                 _ => {
                     // Consistent counts and a size that matches: it opens.
                     h.entry_count = 5 * tail as u64;

@@ -13,13 +13,21 @@
 //! read as any value.
 //!
 //! The payload starts right after the 128-byte file header. Little-endian,
-//! with `g = ceil(slots / 256)` groups in `r = ceil(g / 64)` runs of 64:
+//! with `g = ceil(slots / 256)` groups in `r = ceil(g / 64)` runs of 64
+//! (the last run may be shorter):
 //!
 //! | offset | size | field |
 //! |---:|---:|---|
-//! | 0 | 8 r | start of each run's first group in the bodies |
-//! | 8 r | 2 g | start of each group's body, from its run's start |
-//! | 8 r + 2 g | … | the groups' bodies, in order |
+//! | 0 | 8 r | one word per run (below) |
+//! | 8 r | … | the bytes of each run that is not uniform, in order |
+//!
+//! A run's word with bit 63 set says the run is *uniform*: every slot of
+//! it reads as the value in bits 0–1 (0, 1 or 2; every other bit clear),
+//! and the run has no bytes. Most runs of a sector that is nearly all wins
+//! or all losses are: they cost 8 bytes for 16,384 slots. Any other word is
+//! where the run's bytes start, counted from the end of the words; those
+//! bytes are a directory of `2 n` bytes (its `n` groups' bodies' starts,
+//! counted from the end of the directory) and then the bodies.
 //!
 //! A body's first byte `h` says its form:
 //!
@@ -31,7 +39,13 @@
 //! | `0xFF` | base 3 | 52 bytes: slot `s` is digit `s % 5` of byte `s / 5`, as in the plain WDL payload |
 //!
 //! Any other first byte, an exception list out of order and a body past
-//! the end are damage: the look-up returns `None`.
+//! the end are damage: the look-up returns `None`. Run words out of order
+//! or past the end, and uniform words with another value or other bits,
+//! are refused when the file is opened.
+//!
+//! Encoding 5, the coding before uniform runs (every run with its bytes,
+//! and the directory of all groups ahead of all bodies), is no longer
+//! read: export such files again.
 
 use std::path::Path;
 
@@ -44,8 +58,10 @@ use crate::value::Tally;
 
 /// Slots per group.
 pub const GROUP_SLOTS: u64 = 256;
-/// Groups per run (one 8-byte run offset per run).
+/// Groups per run (one 8-byte word per run).
 pub const RUN_GROUPS: u64 = 64;
+/// The flag of a uniform run's word.
+const UNIFORM_RUN: u64 = 1 << 63;
 /// The most exceptions a group of the first form lists: beyond 45 the
 /// base-3 form (53 bytes) is no longer.
 pub const MAX_EXCEPTIONS: usize = 45;
@@ -177,39 +193,53 @@ fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) {
 pub(crate) fn pack(slots: u64, read: impl Fn(u64, &mut [Option<u8>]) -> Tally + Sync) -> (Vec<u8>, Tally) {
     let groups = slots.div_ceil(GROUP_SLOTS);
     let runs = groups.div_ceil(RUN_GROUPS);
-    let encoded: Vec<(Vec<u16>, Vec<u8>, Tally)> = (0..runs)
+    // Per run: its uniform value, or its directory and bodies.
+    let encoded: Vec<(Result<u8, Vec<u8>>, Tally)> = (0..runs)
         .into_par_iter()
         .map(|r| {
             let mut starts = Vec::with_capacity(RUN_GROUPS as usize);
             let mut bodies = Vec::new();
             let mut tally = Tally::default();
             let mut codes = [None; GROUP_SLOTS as usize];
+            // Bit v set where some slot of the run holds value v.
+            let mut seen = 0u8;
             for g in r * RUN_GROUPS..((r + 1) * RUN_GROUPS).min(groups) {
                 let first = g * GROUP_SLOTS;
                 let n = (slots - first).min(GROUP_SLOTS) as usize;
                 tally = tally.merge(read(first, &mut codes[..n]));
+                seen |= codes[..n].iter().flatten().fold(0, |m, &c| m | 1 << c);
                 // 64 bodies of at most 53 bytes: well inside a u16.
                 starts.push(bodies.len() as u16);
                 encode_group(&codes[..n], &mut bodies);
             }
-            (starts, bodies, tally)
+            if seen.count_ones() <= 1 {
+                // One value (or none: every slot free, read as 0).
+                let value = if seen == 0 { 0 } else { seen.trailing_zeros() as u8 };
+                return (Ok(value), tally);
+            }
+            let mut bytes: Vec<u8> = starts.iter().flat_map(|s| s.to_le_bytes()).collect();
+            bytes.extend_from_slice(&bodies);
+            (Err(bytes), tally)
         })
         .collect();
-    let bodies_len: usize = encoded.iter().map(|e| e.1.len()).sum();
-    let mut payload = Vec::with_capacity(8 * runs as usize + 2 * groups as usize + bodies_len);
+    let bytes_len: usize = encoded.iter().map(|e| e.0.as_ref().map_or_else(Vec::len, |_| 0)).sum();
+    let mut payload = Vec::with_capacity(8 * runs as usize + bytes_len);
     let mut at = 0u64;
-    for (_, bodies, _) in &encoded {
-        payload.extend_from_slice(&at.to_le_bytes());
-        at += bodies.len() as u64;
-    }
-    for (starts, _, _) in &encoded {
-        for s in starts {
-            payload.extend_from_slice(&s.to_le_bytes());
-        }
+    for (run, _) in &encoded {
+        let word = match run {
+            Ok(value) => UNIFORM_RUN | u64::from(*value),
+            Err(bytes) => {
+                at += bytes.len() as u64;
+                at - bytes.len() as u64
+            }
+        };
+        payload.extend_from_slice(&word.to_le_bytes());
     }
     let mut tally = Tally::default();
-    for (_, bodies, t) in encoded {
-        payload.extend_from_slice(&bodies);
+    for (run, t) in encoded {
+        if let Err(bytes) = run {
+            payload.extend_from_slice(&bytes);
+        }
         tally = tally.merge(t);
     }
     (payload, tally)
@@ -220,40 +250,46 @@ pub(crate) fn pack(slots: u64, read: impl Fn(u64, &mut [Option<u8>]) -> Tally + 
 #[derive(Debug)]
 pub(crate) struct Groups {
     groups: u64,
-    starts_at: usize,
-    bodies_at: usize,
+    /// Where the runs' bytes start in the map (after the words).
+    bytes_at: usize,
 }
 
 impl Groups {
-    /// Checks a mapped file of `slots` slots: its size holds the directory,
-    /// and the run offsets ascend and lie inside the bodies.
+    /// Checks a mapped file of `slots` slots: its size holds the run words,
+    /// uniform words name a value and nothing else, and the other runs'
+    /// words ascend and leave room for their directories.
     ///
     /// # Errors
-    /// [`TableError::Corrupt`] naming the file size or the run offsets.
+    /// [`TableError::Corrupt`] naming the file size or the run words.
     pub(crate) fn parse(map: &[u8], slots: u64, path: &Path) -> Result<Groups, TableError> {
         let corrupt = |field: &'static str, detail: String| TableError::corrupt(path, field, detail);
         let groups = slots.div_ceil(GROUP_SLOTS);
         let runs = groups.div_ceil(RUN_GROUPS);
-        let directory = runs.checked_mul(8).and_then(|r| r.checked_add(groups.checked_mul(2)?));
-        let bodies_at = directory
-            .and_then(|d| usize::try_from(d).ok()?.checked_add(HEADER_SIZE))
+        let bytes_at = runs
+            .checked_mul(8)
+            .and_then(|w| usize::try_from(w).ok()?.checked_add(HEADER_SIZE))
             .filter(|&b| b <= map.len())
-            .ok_or_else(|| {
-                corrupt("file size", format!("{} bytes cannot hold the directory of {groups} groups", map.len()))
-            })?;
-        let bodies_len = (map.len() - bodies_at) as u64;
+            .ok_or_else(|| corrupt("file size", format!("{} bytes cannot hold the words of {runs} runs", map.len())))?;
+        let bytes_len = (map.len() - bytes_at) as u64;
         let mut last = 0;
-        for r in 0..runs as usize {
-            let at = u64_at(map, HEADER_SIZE + 8 * r).unwrap_or(u64::MAX);
-            if at < last || at > bodies_len {
+        for r in 0..runs {
+            let word = u64_at(map, HEADER_SIZE + 8 * r as usize).unwrap_or(u64::MAX);
+            if word & UNIFORM_RUN != 0 {
+                if word & !UNIFORM_RUN > 2 {
+                    return Err(corrupt("run words", format!("run {r} is uniform with value {}", word & !UNIFORM_RUN)));
+                }
+                continue;
+            }
+            let n = (groups - r * RUN_GROUPS).min(RUN_GROUPS);
+            if word < last || word.saturating_add(2 * n) > bytes_len {
                 return Err(corrupt(
-                    "run offsets",
-                    format!("run {r} starts at {at}, after {last}, of {bodies_len} bytes"),
+                    "run words",
+                    format!("run {r} starts at {word}, after {last}, of {bytes_len} bytes"),
                 ));
             }
-            last = at;
+            last = word;
         }
-        Ok(Groups { groups, starts_at: HEADER_SIZE + 8 * runs as usize, bodies_at })
+        Ok(Groups { groups, bytes_at })
     }
 
     /// The code of `slot` (below the file's slot count); `None` where the
@@ -264,10 +300,17 @@ impl Groups {
         if g >= self.groups {
             return None;
         }
-        let run = u64_at(map, HEADER_SIZE + 8 * (g / RUN_GROUPS) as usize)?;
-        let start = self.starts_at + 2 * g as usize;
+        let r = g / RUN_GROUPS;
+        let word = u64_at(map, HEADER_SIZE + 8 * r as usize)?;
+        if word & UNIFORM_RUN != 0 {
+            // Checked at open: 0, 1 or 2.
+            return Some((word & 3) as u8);
+        }
+        let n = (self.groups - r * RUN_GROUPS).min(RUN_GROUPS) as usize;
+        let run = self.bytes_at.checked_add(usize::try_from(word).ok()?)?;
+        let start = run + 2 * (g % RUN_GROUPS) as usize;
         let rel = u16::from_le_bytes(map.get(start..start + 2)?.try_into().ok()?);
-        let at = self.bodies_at.checked_add(usize::try_from(run).ok()?)?.checked_add(rel as usize)?;
+        let at = run.checked_add(2 * n)?.checked_add(rel as usize)?;
         let h = *map.get(at)?;
         let s = (slot % GROUP_SLOTS) as usize;
         let body = at + 1;
@@ -369,6 +412,50 @@ mod tests {
         assert_eq!((len, back[3], back[9], back[10], back[0]), (1 + 1 + 1, Some(2), Some(1), Some(2), Some(2)));
     }
 
+    /// Runs of one value are stored as their word alone; the others keep
+    /// their directory and bodies; every slot reads back, over several
+    /// runs and a short last one, free slots as their run's value.
+    #[test]
+    fn uniform_runs_read_back() {
+        let run = GROUP_SLOTS * RUN_GROUPS;
+        let slots = 3 * run + 1000;
+        // Run 0 wins (some slots free), run 1 all three values evenly, run 2
+        // losses, the short last run draws.
+        let value = |s: u64| match s / run {
+            0 => (!s.is_multiple_of(7)).then_some(1),
+            1 => Some((s % 3) as u8),
+            2 => Some(2),
+            _ => Some(0),
+        };
+        let (payload, _) = pack(slots, |first, codes| {
+            for (s, c) in (first..).zip(codes.iter_mut()) {
+                *c = value(s);
+            }
+            Tally::default()
+        });
+        let mut map = vec![0u8; HEADER_SIZE];
+        map.extend_from_slice(&payload);
+        let words: Vec<u64> = (0..4).map(|r| u64_at(&map, HEADER_SIZE + 8 * r).unwrap()).collect();
+        assert_eq!(words, [UNIFORM_RUN | 1, 0, UNIFORM_RUN | 2, UNIFORM_RUN]);
+        // Only run 1 has bytes: 64 directory entries and 64 base-3 bodies.
+        assert_eq!(payload.len(), 4 * 8 + 2 * 64 + 64 * (1 + BASE3_BYTES));
+        let g = Groups::parse(&map, slots, Path::new("t")).unwrap();
+        for s in 0..slots {
+            assert_eq!(g.code(&map, s), Some(value(s).unwrap_or(1)), "slot {s}");
+        }
+        assert_eq!(g.code(&map, slots.next_multiple_of(GROUP_SLOTS)), None);
+        // A uniform word naming no value, or with other bits, is refused.
+        for bad in [UNIFORM_RUN | 3, UNIFORM_RUN | 1 << 8] {
+            let mut m = map.clone();
+            m[HEADER_SIZE..HEADER_SIZE + 8].copy_from_slice(&bad.to_le_bytes());
+            assert!(Groups::parse(&m, slots, Path::new("t")).is_err());
+        }
+        // So is a run whose directory would end past the file.
+        let mut m = map.clone();
+        m.truncate(HEADER_SIZE + 4 * 8 + 100);
+        assert!(Groups::parse(&m, slots, Path::new("t")).is_err());
+    }
+
     #[test]
     fn damage_reads_as_none() {
         let mut map = vec![0u8; HEADER_SIZE];
@@ -383,7 +470,7 @@ mod tests {
         // Ten exceptions announced, none there.
         *map.last_mut().unwrap() = 30;
         assert_eq!(g.code(&map, 0), None);
-        // A run offset past the bodies is refused at open.
+        // A run word past the bodies is refused at open.
         map[HEADER_SIZE] = 9;
         assert!(Groups::parse(&map, 10, Path::new("t")).is_err());
     }

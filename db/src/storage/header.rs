@@ -60,9 +60,12 @@ pub const ENCODING_WDL_BASE3: u32 = 3;
 /// 1 KiB compressed one by one with zstd ([`crate::wdl`]).
 pub const ENCODING_WDL_BASE3_ZSTD: u32 = 4;
 /// Entry encoding of grouped WDL files: groups of 256 slots, each as its
-/// most frequent value and exceptions, a two-value bitmap or base 3
+/// most frequent value and exceptions, a two-value bitmap or base 3, in
+/// runs of 64 groups, a run of one value stored as that value alone
 /// ([`crate::wdl`]).
-pub const ENCODING_WDL_GROUPS: u32 = 5;
+pub const ENCODING_WDL_GROUPS: u32 = 6;
+/// The grouped WDL coding before uniform runs; no longer read.
+pub const ENCODING_WDL_GROUPS_V1: u32 = 5;
 
 /// What tells one file format from another in the shared header.
 #[derive(Debug)]
@@ -73,6 +76,9 @@ pub struct Format {
     pub version: u32,
     /// The entry encodings the format allows.
     pub encodings: &'static [u32],
+    /// Entry encodings this format once wrote and no longer reads, each
+    /// with what to do about a file in it.
+    pub retired: &'static [(u32, &'static str)],
     /// How the version is named in errors (`format version`, `WDL format
     /// version`).
     pub version_name: &'static str,
@@ -286,10 +292,14 @@ impl<F: OwnFields> Header<F> {
         let encoding = u32_at(48);
         if !format.encodings.contains(&encoding) {
             let expected: Vec<String> = format.encodings.iter().map(u32::to_string).collect();
+            let remedy = match format.retired.iter().find(|(e, _)| *e == encoding) {
+                Some((_, remedy)) => format!(" ({remedy})"),
+                None => String::new(),
+            };
             return Err(TableError::corrupt(
                 path,
                 "entry encoding",
-                format!("{encoding}, expected {}", expected.join(" or ")),
+                format!("{encoding}, expected {}{remedy}", expected.join(" or ")),
             ));
         }
         let name_bytes: Vec<u8> = bytes[24..40].iter().copied().take_while(|&c| c != 0).collect();

@@ -148,6 +148,7 @@ impl OwnFields for DtmFields {
         magic: MAGIC,
         version: FORMAT_VERSION,
         encodings: &[ENCODING_DTM16, ENCODING_DTM8_ZSTD],
+        retired: &[],
         version_name: "format version",
         version_remedy: "re-solve the table or use a matching release",
         wrong_magic: |_| "not a morris table (magic is not MORRISTB)",

@@ -53,10 +53,12 @@
 //! header; `morris export-wdl --compress`, the default form of it): groups
 //! of 256 slots, each stored as its most frequent value and a list or a
 //! mask of the slots that differ, as a two-value bitmap, or in base 3,
-//! whichever is shortest, behind a directory of two bytes per group
-//! (`db/src/storage/groups.rs` describes the bytes). A look-up reads the
-//! directory and a few bytes of one group, with nothing to decompress:
-//! 0.7 to 0.9 of the plain file's rate in about a third of its bytes.
+//! whichever is shortest, behind a directory of two bytes per group, in
+//! runs of 64 groups; a run whose slots all hold one value is stored as
+//! that value alone (`db/src/storage/groups.rs` describes the bytes). A
+//! look-up reads the run's word, the directory and a few bytes of one
+//! group, with nothing to decompress: 0.7 to 0.9 of the plain file's rate
+//! in about a third of its bytes.
 //! Padding slots may read as any value in this form.
 //!
 //! Files are written under a temporary name (`.tmp` appended), synced and
@@ -86,7 +88,9 @@ use crate::value::{Tally, Value};
 pub const WDL_MAGIC: [u8; 8] = *b"MORRISWD";
 /// The WDL format version this library reads and writes.
 pub const WDL_FORMAT_VERSION: u32 = 1;
-pub use crate::storage::header::{ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_GROUPS};
+pub use crate::storage::header::{
+    ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_GROUPS, ENCODING_WDL_GROUPS_V1,
+};
 /// Slots per payload byte.
 pub const SLOTS_PER_BYTE: u64 = 5;
 /// Payload bytes per independently compressed block of a compressed WDL
@@ -222,6 +226,10 @@ impl OwnFields for WdlFields {
         magic: WDL_MAGIC,
         version: WDL_FORMAT_VERSION,
         encodings: &[ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_GROUPS],
+        retired: &[(
+            ENCODING_WDL_GROUPS_V1,
+            "grouped WDL files written before uniform runs are no longer read: export them again with `morris export-wdl --compress`",
+        )],
         version_name: "WDL format version",
         version_remedy: "export the file again or use a matching release",
         wrong_magic: |magic| {
