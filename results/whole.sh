@@ -103,6 +103,5 @@ done
 
 # 4. Results.
 verify_s=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$done_list")
-cp "$db.prove.txt" "results/$name-prove.txt"
 cp "$done_list" "results/$name-verify.csv"
 write_results "$name" "$db" "$(solve_s)" "$verify_s" --rules "$name"

@@ -220,8 +220,8 @@ impl TranspositionTable {
     /// # Panics
     /// As [`TranspositionTable::new`].
     pub fn with_entries(entries: usize) -> TranspositionTable {
-        // ok: fixed sizes from code; sizes a user gives go through `try_new`.
         TranspositionTable::try_with_entries(entries).expect("cannot allocate the transposition table")
+        // ok: fixed sizes from code (DEFAULT_TABLE_MIB, tests); sizes a user gives go through `try_new`
     }
 
     fn try_with_entries(entries: usize) -> Result<TranspositionTable, std::collections::TryReserveError> {

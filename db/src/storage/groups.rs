@@ -193,8 +193,7 @@ fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) {
 pub(crate) fn pack(slots: u64, read: impl Fn(u64, &mut [Option<u8>]) -> Tally + Sync) -> (Vec<u8>, Tally) {
     let groups = slots.div_ceil(GROUP_SLOTS);
     let runs = groups.div_ceil(RUN_GROUPS);
-    // Per run: its uniform value, or its directory and bodies.
-    let encoded: Vec<(Result<u8, Vec<u8>>, Tally)> = (0..runs)
+    let encoded: Vec<(Run, Tally)> = (0..runs)
         .into_par_iter()
         .map(|r| {
             let mut starts = Vec::with_capacity(RUN_GROUPS as usize);
@@ -215,34 +214,51 @@ pub(crate) fn pack(slots: u64, read: impl Fn(u64, &mut [Option<u8>]) -> Tally + 
             if seen.count_ones() <= 1 {
                 // One value (or none: every slot free, read as 0).
                 let value = if seen == 0 { 0 } else { seen.trailing_zeros() as u8 };
-                return (Ok(value), tally);
+                return (Run::Uniform(value), tally);
             }
             let mut bytes: Vec<u8> = starts.iter().flat_map(|s| s.to_le_bytes()).collect();
             bytes.extend_from_slice(&bodies);
-            (Err(bytes), tally)
+            (Run::Bytes(bytes), tally)
         })
         .collect();
-    let bytes_len: usize = encoded.iter().map(|e| e.0.as_ref().map_or_else(Vec::len, |_| 0)).sum();
+    let bytes_len: usize = encoded.iter().map(|(run, _)| run.bytes().len()).sum();
     let mut payload = Vec::with_capacity(8 * runs as usize + bytes_len);
     let mut at = 0u64;
     for (run, _) in &encoded {
         let word = match run {
-            Ok(value) => UNIFORM_RUN | u64::from(*value),
-            Err(bytes) => {
+            Run::Uniform(value) => UNIFORM_RUN | u64::from(*value),
+            Run::Bytes(bytes) => {
+                let start = at;
                 at += bytes.len() as u64;
-                at - bytes.len() as u64
+                start
             }
         };
         payload.extend_from_slice(&word.to_le_bytes());
     }
     let mut tally = Tally::default();
-    for (run, t) in encoded {
-        if let Err(bytes) = run {
-            payload.extend_from_slice(&bytes);
-        }
-        tally = tally.merge(t);
+    for (run, t) in &encoded {
+        payload.extend_from_slice(run.bytes());
+        tally = tally.merge(*t);
     }
     (payload, tally)
+}
+
+/// One run as [`pack`] encodes it.
+enum Run {
+    /// Every slot holds this value (or is free): stored in the word alone.
+    Uniform(u8),
+    /// The run's directory and bodies.
+    Bytes(Vec<u8>),
+}
+
+impl Run {
+    /// The bytes the run adds after the words (none for a uniform run).
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Run::Uniform(_) => &[],
+            Run::Bytes(bytes) => bytes,
+        }
+    }
 }
 
 /// Where the parts of a mapped grouped WDL file lie, read and checked when
