@@ -198,6 +198,13 @@ struct Scratch {
     slots: Vec<u64>,
     /// Slots of placement children in the placement exit's table.
     exits: Vec<u64>,
+    /// Slots of capture children in the capture exit's table, of the
+    /// position being initialised.
+    captured: Vec<u64>,
+    /// The position initialised before it, not settled yet, and its
+    /// capture children's slots.
+    pending: Option<Pending>,
+    pending_captured: Vec<u64>,
     /// The predecessors of the position propagated last, whose cells are
     /// updated with the next one's (or by [`Pair::update_staged`]).
     staged: Stage,
@@ -205,6 +212,48 @@ struct Scratch {
     ahead: Stage,
     next: Vec<Resolved>,
     claims: Claims,
+}
+
+/// What a position's leaving children (captures, placements) tell its
+/// value, gathered as they are read.
+#[derive(Default)]
+struct Leaving {
+    /// The shortest win: one more than the shortest loss among them.
+    best_win: Option<u16>,
+    /// One of them is a draw, so the position is not lost.
+    blocks_loss: bool,
+    /// The longest of their wins (for the opponent), in plies.
+    deepest_win: u16,
+}
+
+impl Leaving {
+    fn add(&mut self, child: Value) {
+        match child {
+            Value::Loss(k) => self.best_win = Some(self.best_win.map_or(k.get() + 1, |b| b.min(k.get() + 1))),
+            Value::Draw => self.blocks_loss = true,
+            Value::Win(k) => self.deepest_win = self.deepest_win.max(k.get()),
+        }
+    }
+
+    /// Adds the value at `slot` of a solved child table; a padding slot or
+    /// one past the end is a fault (the child was ranked wrong).
+    fn read(&mut self, table: &Table, slot: u64, fault: &AtomicBool) {
+        match table.value(slot) {
+            Some(v) => self.add(v),
+            None => fault.store(true, Relaxed),
+        }
+    }
+}
+
+/// A position initialised but not settled: its capture children were
+/// asked for (prefetched), and are read one position later.
+struct Pending {
+    side: usize,
+    slot: u64,
+    /// Children in the pair to wait for.
+    counter: usize,
+    /// What its other leaving children gave.
+    leaving: Leaving,
 }
 
 /// The predecessors of one position resolved in the iteration, ranked.
@@ -329,6 +378,7 @@ impl Pair<'_> {
                 }
             }
         });
+        self.settle_pending(s);
     }
 
     /// Phase 1 for one canonical position; `PLACING` when the side to move
@@ -359,17 +409,16 @@ impl Pair<'_> {
         };
         s.slots.clear();
         s.exits.clear();
+        s.captured.clear();
         let mut quiet = 0usize;
         let mut any = false;
-        let mut best_win: Option<u16> = None;
-        let mut blocks_loss = false;
-        let mut deepest_win = 0u16;
+        let mut leaving = Leaving::default();
         for_each_move(self.rules, us, them, hand, |mv, mover| {
             any = true;
             if mv.removal.is_none() && (!PLACING || mv.from.is_some()) {
                 if threats & all & !them & !mover != 0 {
                     // The child closes a mill at once: marked `Win(1)` in phase 1a.
-                    deepest_win = deepest_win.max(1);
+                    leaving.deepest_win = leaving.deepest_win.max(1);
                     return;
                 }
                 if dedupe {
@@ -380,23 +429,26 @@ impl Pair<'_> {
                 placed.filter(|_| mv.from.is_none() && mv.removal.is_none() && !self.rules.line_wins())
             {
                 s.exits.push(index.index_with_orbit(o, g, mover));
+            } else if let (true, Exit::Table(index, table)) =
+                (mv.removal.is_some() && (!PLACING || mv.from.is_some()), &me.captures)
+            {
+                // A slide's or flight's capture: its child's entry is
+                // asked for now and read one position later (`settle`), so
+                // the cache misses overlap this work and the next
+                // position's (in the large pairs most of the
+                // initialisation waited for them).
+                let (mover, victim) = morris_db::moves::apply_move(us, them, mv);
+                let q = index.index(victim, mover);
+                table.prefetch(q);
+                s.captured.push(q);
             } else {
-                match self.exit_value::<PLACING>(side, us, them, mv) {
-                    Value::Loss(k) => best_win = Some(best_win.map_or(k.get() + 1, |b| b.min(k.get() + 1))),
-                    Value::Draw => blocks_loss = true,
-                    Value::Win(k) => deepest_win = deepest_win.max(k.get()),
-                }
+                leaving.add(self.exit_value::<PLACING>(side, us, them, mv));
             }
         });
         if let Some((_, table, _, _)) = placed {
             s.exits.sort_unstable();
             for &q in &s.exits {
-                match table.value(q) {
-                    Some(Value::Loss(k)) => best_win = Some(best_win.map_or(k.get() + 1, |b| b.min(k.get() + 1))),
-                    Some(Value::Draw) => blocks_loss = true,
-                    Some(Value::Win(k)) => deepest_win = deepest_win.max(k.get()),
-                    None => self.fault.store(true, Relaxed),
-                }
+                leaving.read(table, q, &self.fault);
             }
         }
         if !any {
@@ -407,25 +459,57 @@ impl Pair<'_> {
             }
             return;
         }
-        let mut counter = if dedupe {
+        let counter = if dedupe {
             s.slots.sort_unstable();
             s.slots.dedup();
             s.slots.len()
         } else {
             quiet
         };
+        // The captures' entries were only asked for: this position is
+        // settled after the next one's moves (or at the end of the orbit),
+        // when they have arrived.
+        let earlier = s.pending.replace(Pending { side, slot, counter, leaving });
+        std::mem::swap(&mut s.captured, &mut s.pending_captured);
+        if let Some(p) = earlier {
+            self.settle(p, &s.captured, &mut s.claims);
+        }
+    }
+
+    /// Settles the position of `p` initialised earlier once its capture
+    /// children's slots `captured` (asked for then) can be read: its
+    /// claim, if its value is known already, and its cell (the counter of
+    /// children to wait for).
+    fn settle(&self, p: Pending, captured: &[u64], claims: &mut Claims) {
+        let Pending { side, slot, mut counter, mut leaving } = p;
+        let me = &self.sides[side];
+        if let Exit::Table(_, table) = &me.captures {
+            for &q in captured {
+                leaving.read(table, q, &self.fault);
+            }
+        }
+        let Leaving { best_win, blocks_loss, deepest_win } = leaving;
         if let Some(n) = best_win {
-            s.claims.push(n, Self::item(side, slot));
+            claims.push(n, Self::item(side, slot));
             counter += 1;
         } else if blocks_loss {
             counter += 1;
         } else if counter == 0 {
-            s.claims.push(deepest_win + 1, Self::item(side, slot));
+            claims.push(deepest_win + 1, Self::item(side, slot));
         }
         if counter > MAX_COUNTER {
             self.fault.store(true, Relaxed);
         }
         me.values[slot as usize].store(UNKNOWN + counter.min(MAX_COUNTER) as u16, Relaxed);
+    }
+
+    /// Settles the position still pending in `s`, if any (the last one
+    /// initialised from an orbit).
+    fn settle_pending(&self, s: &mut Scratch) {
+        if let Some(p) = s.pending.take() {
+            std::mem::swap(&mut s.captured, &mut s.pending_captured);
+            self.settle(p, &s.captured, &mut s.claims);
+        }
     }
 
     /// The ply at which a position whose in-pair children are all won for
@@ -520,7 +604,7 @@ impl Pair<'_> {
         // not do: the updates are locked instructions, which wait for every
         // earlier load; a prefetch is not ordered with them.)
         for &k in &stage.pred_slots {
-            prefetch(&pred.values[(k >> 32) as usize]);
+            morris_db::mapped::prefetch(&pred.values[(k >> 32) as usize]);
         }
         s.ahead = std::mem::replace(&mut s.staged, stage);
         self.update_staged(d, s);
@@ -555,16 +639,6 @@ impl Pair<'_> {
         stage.pred_slots.clear();
         s.staged = stage;
     }
-}
-
-/// Hints the processor to bring `cell`'s cache line in; no effect on any
-/// value (a no-op on processors other than x86-64).
-#[inline(always)]
-fn prefetch(cell: &Cell) {
-    #[cfg(target_arch = "x86_64")]
-    safe_arch::prefetch_t0(cell);
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = cell;
 }
 
 /// The points where a stone of `stones` could arrive and close a mill: the
@@ -677,7 +751,9 @@ fn open_exit(rules: &RuleSet, dir: &Path, target: Sector) -> Result<Exit, SolveE
     let index = rules.indexer().sector(target);
     let table = Table::open(dir, rules, target, index.len())?;
     table.verify_checksum()?;
-    Ok(Exit::Table(index, table))
+    // Read at random by every position's captures: in huge pages, most of
+    // those look-ups no longer wait for a page walk.
+    Ok(Exit::Table(index, table.into_resident()?))
 }
 
 /// Solves the pair of `sector` and its mirror `sector.mirrored()` (one

@@ -420,6 +420,19 @@ impl<F: OwnFields> MappedFile<F> {
         &self.path
     }
 
+    /// The same file, its bytes copied into memory backed by huge pages
+    /// ([`crate::mapped::huge_page_copy`]): for a table read at random many
+    /// times over, such as a solved sector whose positions captures lead to.
+    /// The copy holds the file's size in memory (not evictable); the file
+    /// itself is no longer read.
+    ///
+    /// # Errors
+    /// [`TableError::Io`] when the memory cannot be mapped.
+    pub fn into_resident(self) -> Result<MappedFile<F>, TableError> {
+        let map = crate::mapped::huge_page_copy(&self.map).map_err(|e| TableError::io(&self.path, e))?;
+        Ok(MappedFile { map, ..self })
+    }
+
     /// The size of the file in bytes.
     pub fn file_size(&self) -> u64 {
         self.map.len() as u64

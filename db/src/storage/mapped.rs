@@ -5,7 +5,8 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
-use memmap2::Mmap;
+use memmap2::{Mmap, MmapMut};
+use rayon::prelude::*;
 
 /// Maps a whole file read-only.
 ///
@@ -24,6 +25,31 @@ pub unsafe fn map_file(file: &File) -> io::Result<Mmap> {
     unsafe { Mmap::map(file) }
 }
 
+/// A read-only copy of `bytes` in anonymous memory, asked to be backed by
+/// huge pages (2 MiB on x86-64; Linux's transparent huge pages, which
+/// honour the request in both their `always` and `madvise` modes; elsewhere,
+/// and where the kernel has none free, ordinary pages), copied on all of
+/// rayon's threads. For files read at random: a look-up into a mapped
+/// table of a few GB with 4 KiB pages mostly waits for the processor's
+/// page walk (above all in a virtual machine, whose walks are nested),
+/// which huge pages spare. Costs the file's size in memory, outside the
+/// page cache.
+///
+/// # Errors
+/// The operating system's, when the memory cannot be mapped.
+pub fn huge_page_copy(bytes: &[u8]) -> io::Result<Mmap> {
+    let mut copy = MmapMut::map_anon(bytes.len().max(1))?;
+    #[cfg(target_os = "linux")]
+    // Only a hint: without huge pages the copy still works.
+    let _ = copy.advise(memmap2::Advice::HugePage);
+    const CHUNK: usize = 1 << 21;
+    copy[..bytes.len()]
+        .par_chunks_mut(CHUNK)
+        .zip(bytes.par_chunks(CHUNK))
+        .for_each(|(to, from)| to.copy_from_slice(from));
+    copy.make_read_only()
+}
+
 /// Opens a file to be mapped, read-only: a table, a WDL file, a Malom file.
 ///
 /// # Errors
@@ -39,4 +65,18 @@ pub fn open_file(path: &Path) -> io::Result<File> {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("is {what}, not a table file")));
     }
     Ok(file)
+}
+
+/// Hints the processor to bring the cache line holding `value` in, ahead
+/// of a read that would otherwise wait for memory (a table entry, a
+/// solver's cell); no effect on any value, and a no-op on processors other
+/// than x86-64. Several hints issued back to back let their cache misses
+/// overlap, where plain loads, each used at once, would wait one after
+/// another.
+#[inline(always)]
+pub fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    safe_arch::prefetch_t0(value);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
