@@ -220,8 +220,9 @@ impl TranspositionTable {
     /// # Panics
     /// As [`TranspositionTable::new`].
     pub fn with_entries(entries: usize) -> TranspositionTable {
-        TranspositionTable::try_with_entries(entries).expect("cannot allocate the transposition table")
-        // ok: fixed sizes from code (DEFAULT_TABLE_MIB, tests); sizes a user gives go through `try_new`
+        // Sizes here are fixed in code (DEFAULT_TABLE_MIB, tests); sizes a user gives go through `try_new`.
+        let table = TranspositionTable::try_with_entries(entries);
+        table.expect("cannot allocate the transposition table") // ok: sizes from code
     }
 
     fn try_with_entries(entries: usize) -> Result<TranspositionTable, std::collections::TryReserveError> {

@@ -736,16 +736,16 @@ pub(crate) fn exit_reads_table(rules: &RuleSet, target: Sector) -> bool {
     exit_needs_table(target) && rules.sector_occurs(target)
 }
 
-/// Opens (and checksums) the solved table of `target`, where moves that
-/// leave the pair land; [`Exit::Wins`] when the victim is left with fewer
-/// than 3 stones (board plus hand); [`Exit::Never`] when no position of
-/// `target` can arise ([`RuleSet::sector_occurs`]: the mover would have no
-/// stone on the board after its move), which the solver does not solve.
 /// Exit tables of at least this many bytes are copied into huge-page
 /// memory ([`Table::into_resident`]); measured on tables of 64 to 275 MB
 /// (README, "Capture look-ups prefetched").
 const RESIDENT_FROM_BYTES: u64 = 32 << 20;
 
+/// Opens (and checksums) the solved table of `target`, where moves that
+/// leave the pair land; [`Exit::Wins`] when the victim is left with fewer
+/// than 3 stones (board plus hand); [`Exit::Never`] when no position of
+/// `target` can arise ([`RuleSet::sector_occurs`]: the mover would have no
+/// stone on the board after its move), which the solver does not solve.
 fn open_exit(rules: &RuleSet, dir: &Path, target: Sector) -> Result<Exit, SolveError> {
     if !exit_needs_table(target) {
         return Ok(Exit::Wins);
@@ -755,12 +755,13 @@ fn open_exit(rules: &RuleSet, dir: &Path, target: Sector) -> Result<Exit, SolveE
     }
     let index = rules.indexer().sector(target);
     let table = Table::open(dir, rules, target, index.len())?;
-    table.verify_checksum()?;
     // Read at random by every position's captures: in huge pages, most of
     // those look-ups no longer wait for a page walk. Small tables stay
     // mapped: they gain nothing, and each copy would take a whole huge
-    // page (a cluster unit's memory limit is sized without them).
+    // page (a cluster unit's memory limit is sized without them). The
+    // checksum is then checked on the copy: one pass over the file, not two.
     let table = if table.file_size() >= RESIDENT_FROM_BYTES { table.into_resident()? } else { table };
+    table.verify_checksum()?;
     Ok(Exit::Table(index, table))
 }
 
