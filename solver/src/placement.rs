@@ -10,6 +10,7 @@
 
 use std::path::Path;
 
+use morris_db::mapped::{prefetch, HugeCells};
 use morris_db::moves::for_each_move;
 use morris_db::store::sector_order;
 use morris_db::value::{Value, PADDING_ENTRY};
@@ -242,7 +243,10 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
     // Pass 1, by the orbit of `them`: values in the mirrored index's slot
     // order, so every write is sequential.
     let mirror_block = by_them.opponent_sets().max(1) as usize;
-    let mut by_them_entries = vec![PADDING_ENTRY; by_them.len() as usize];
+    // In huge pages: pass 2 reads it at random (without them, on a sector
+    // of 1 GB most of that pass waited for the processor's page walks).
+    let mut by_them_entries = HugeCells::filled(by_them.len() as usize, PADDING_ENTRY)
+        .map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?;
     let faults: usize = by_them_entries
         .par_chunks_mut(mirror_block)
         .enumerate()
@@ -297,9 +301,13 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
         });
     }
     // Pass 2, in this sector's slot order: each canonical position reads its
-    // value from the mirrored slot (independent reads, which the processor
-    // overlaps, where scattered writes stalled it), and a canonical position
-    // that pass 1 left without a value is a fault.
+    // value from the mirrored slot, and a canonical position that pass 1
+    // left without a value is a fault. The reads are at random: each
+    // mirrored cell is asked for with a prefetch and read `GATHER_AHEAD`
+    // positions later, so their cache misses overlap (read at once, each
+    // waited for the last: the ranking between them fills the processor's
+    // window).
+    const GATHER_AHEAD: usize = 16;
     let block = index.opponent_sets().max(1) as usize;
     let mut entries = vec![PADDING_ENTRY; index.len() as usize];
     let unvisited: usize = entries
@@ -308,12 +316,28 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
         .map(|(orbit, chunk)| {
             let mut unvisited = 0;
             let base = (orbit * block) as u64;
-            index.for_each_in_orbit(orbit, |slot, us, them| {
-                let e = by_them_entries[by_them.index(them, us) as usize];
-                let padding = rules.line_wins() && rules.has_line(us);
+            // (slot in the chunk, mirrored slot, may be padding)
+            let mut ahead = [(0usize, 0usize, false); GATHER_AHEAD];
+            let mut seen = 0;
+            let mut settle = |(at, from, padding): (usize, usize, bool), chunk: &mut [u16]| {
+                let e = by_them_entries[from];
                 unvisited += (e == PADDING_ENTRY && !padding) as usize;
-                chunk[(slot - base) as usize] = e;
+                chunk[at] = e;
+            };
+            index.for_each_in_orbit(orbit, |slot, us, them| {
+                let from = by_them.index(them, us) as usize;
+                prefetch(&by_them_entries[from]);
+                let padding = rules.line_wins() && rules.has_line(us);
+                let k = seen % GATHER_AHEAD;
+                if seen >= GATHER_AHEAD {
+                    settle(ahead[k], chunk);
+                }
+                ahead[k] = ((slot - base) as usize, from, padding);
+                seen += 1;
             });
+            for i in seen.saturating_sub(GATHER_AHEAD)..seen {
+                settle(ahead[i % GATHER_AHEAD], chunk);
+            }
             unvisited
         })
         .sum();

@@ -50,6 +50,52 @@ pub fn huge_page_copy(bytes: &[u8]) -> io::Result<Mmap> {
     copy.make_read_only()
 }
 
+/// A working array of `u16` cells in anonymous memory, asked to be backed
+/// by huge pages as [`huge_page_copy`] is, for arrays of hundreds of MB that
+/// are read or written at random (a placement sector's values in the
+/// mirrored index's order, gathered into slot order at random). Reads and
+/// writes as a `[u16]` slice (`Deref`); the memory is returned when it is
+/// dropped.
+#[derive(Debug)]
+pub struct HugeCells {
+    map: MmapMut,
+    len: usize,
+}
+
+impl HugeCells {
+    /// `len` cells, each `value`, filled on all of rayon's threads (a cell
+    /// is 2 bytes; `len` 0 maps one page).
+    ///
+    /// # Errors
+    /// The operating system's, when the memory cannot be mapped (also when
+    /// `2 len` bytes overflow `usize`, as [`io::ErrorKind::OutOfMemory`]).
+    pub fn filled(len: usize, value: u16) -> io::Result<HugeCells> {
+        let bytes = len.checked_mul(2).ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))?;
+        let map = MmapMut::map_anon(bytes.max(1))?;
+        #[cfg(target_os = "linux")]
+        // Only a hint: without huge pages the cells still work.
+        let _ = map.advise(memmap2::Advice::HugePage);
+        let mut cells = HugeCells { map, len };
+        cells.par_chunks_mut(1 << 20).for_each(|chunk| chunk.fill(value));
+        Ok(cells)
+    }
+}
+
+impl std::ops::Deref for HugeCells {
+    type Target = [u16];
+    fn deref(&self) -> &[u16] {
+        // An anonymous map starts on a page boundary, so the cast of its
+        // first `2 len` bytes never fails.
+        bytemuck::cast_slice(&self.map[..2 * self.len])
+    }
+}
+
+impl std::ops::DerefMut for HugeCells {
+    fn deref_mut(&mut self) -> &mut [u16] {
+        bytemuck::cast_slice_mut(&mut self.map[..2 * self.len])
+    }
+}
+
 /// Opens a file to be mapped, read-only: a table, a WDL file, a Malom file.
 ///
 /// # Errors
@@ -79,4 +125,25 @@ pub fn prefetch<T>(value: &T) {
     safe_arch::prefetch_t0(value);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cells start at their fill value and keep what is written, at
+    /// both ends and across the 1 Mi-cell chunks the fill is cut into; an
+    /// empty array has no cells.
+    #[test]
+    fn huge_cells_start_filled_and_keep_writes() {
+        let len = (1 << 20) * 3 + 7;
+        let mut cells = HugeCells::filled(len, 0xFFFF).unwrap();
+        assert_eq!(cells.len(), len);
+        assert!(cells.iter().all(|&c| c == 0xFFFF));
+        for (i, c) in cells.iter_mut().enumerate() {
+            *c = (i % 65_521) as u16;
+        }
+        assert!(cells.iter().enumerate().all(|(i, &c)| c == (i % 65_521) as u16));
+        assert!(HugeCells::filled(0, 1).unwrap().is_empty());
+    }
 }
