@@ -243,8 +243,10 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
     // Pass 1, by the orbit of `them`: values in the mirrored index's slot
     // order, so every write is sequential.
     let mirror_block = by_them.opponent_sets().max(1) as usize;
-    // In huge pages: pass 2 reads it at random (without them, on a sector
-    // of 1 GB most of that pass waited for the processor's page walks).
+    // In huge pages: pass 2 reads it at random, and a read that misses the
+    // TLB waits for a page walk (on `nine-diagonal-noflying` 6-7-1-0, huge
+    // pages alone took the sector to 0.94 of its time, with pass 2's
+    // prefetch to 0.67: README, Performance).
     let mut by_them_entries = HugeCells::filled(by_them.len() as usize, PADDING_ENTRY)
         .map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?;
     let faults: usize = by_them_entries

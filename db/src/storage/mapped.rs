@@ -38,16 +38,23 @@ pub unsafe fn map_file(file: &File) -> io::Result<Mmap> {
 /// # Errors
 /// The operating system's, when the memory cannot be mapped.
 pub fn huge_page_copy(bytes: &[u8]) -> io::Result<Mmap> {
-    let mut copy = MmapMut::map_anon(bytes.len().max(1))?;
-    #[cfg(target_os = "linux")]
-    // Only a hint: without huge pages the copy still works.
-    let _ = copy.advise(memmap2::Advice::HugePage);
+    let mut copy = huge_page_map(bytes.len())?;
     const CHUNK: usize = 1 << 21;
     copy[..bytes.len()]
         .par_chunks_mut(CHUNK)
         .zip(bytes.par_chunks(CHUNK))
         .for_each(|(to, from)| to.copy_from_slice(from));
     copy.make_read_only()
+}
+
+/// `bytes` bytes of zeroed anonymous memory (at least one page), asked to be
+/// backed by huge pages: [`huge_page_copy`] and [`HugeCells`].
+fn huge_page_map(bytes: usize) -> io::Result<MmapMut> {
+    let map = MmapMut::map_anon(bytes.max(1))?;
+    #[cfg(target_os = "linux")]
+    // Only a hint: without huge pages the memory still works.
+    let _ = map.advise(memmap2::Advice::HugePage);
+    Ok(map)
 }
 
 /// A working array of `u16` cells in anonymous memory, asked to be backed
@@ -71,11 +78,7 @@ impl HugeCells {
     /// `2 len` bytes overflow `usize`, as [`io::ErrorKind::OutOfMemory`]).
     pub fn filled(len: usize, value: u16) -> io::Result<HugeCells> {
         let bytes = len.checked_mul(2).ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))?;
-        let map = MmapMut::map_anon(bytes.max(1))?;
-        #[cfg(target_os = "linux")]
-        // Only a hint: without huge pages the cells still work.
-        let _ = map.advise(memmap2::Advice::HugePage);
-        let mut cells = HugeCells { map, len };
+        let mut cells = HugeCells { map: huge_page_map(bytes)?, len };
         cells.par_chunks_mut(1 << 20).for_each(|chunk| chunk.fill(value));
         Ok(cells)
     }
