@@ -1,4 +1,4 @@
-# Shared by results/small.sh and results/whole.sh (sourced, not run):
+# Shared by results/small.sh, whole.sh and timed.sh (sourced, not run):
 # writes the committed results of one solved database.
 #
 #   write_results NAME DB SOLVE_S VERIFY_S RULE-OPTIONS...
@@ -7,7 +7,8 @@
 # sliding sectors named w-b, placement sectors w-b-wh-bh),
 # results/NAME-longest.csv (`--longest 10`), and NAME's row of
 # results/values.csv (`morris value --no-solve`, with SOLVE_S and VERIFY_S
-# as its times; other rows kept), which it prints. Needs $morris set.
+# as its times (either may be empty: left empty in the row); other rows
+# kept), which it prints. Needs $morris set and `set -e` in the caller.
 write_results() {
     name=$1 db=$2 solve_s=$3 verify_s=$4
     shift 4
@@ -20,8 +21,15 @@ write_results() {
     awk -F, 'NR > 1 && split($1, s, "-") == 4' "$db.stats.csv" >> "results/$name-placement.csv"
     rm -f "$db.stats.csv"
     "$morris" stats --longest 10 --format csv --db "$db" > "results/$name-longest.csv"
-    row=$("$morris" value "$@" --db "$db" --no-solve --format csv \
-        --solve-s "$solve_s" --verify-s "$verify_s" | tail -1)
+    # An empty time is left out (`morris value` refuses an empty number);
+    # a failing `morris value` stops the calling script (set -e), where a
+    # pipe into `tail` would have written an empty row.
+    times=""
+    [ -z "$solve_s" ] || times="--solve-s $solve_s"
+    [ -z "$verify_s" ] || times="$times --verify-s $verify_s"
+    # shellcheck disable=SC2086 # $times: zero to four words, all numbers
+    out=$("$morris" value "$@" --db "$db" --no-solve --format csv $times)
+    row=$(printf '%s\n' "$out" | tail -1)
     rules=${row%%,*}
     [ -f "$values" ] || echo "$header" > "$values"
     { echo "$header"; grep -v -e "^$header\$" -e "^$rules," "$values" || true; echo "$row"; } > "$values.new"

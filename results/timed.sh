@@ -2,8 +2,9 @@
 # One timed whole-game run of a 24-point rule set, for the performance
 # figures (README, "Performance"): `morris solve --phase all --compress`
 # from an empty directory and `morris verify` of every table, each one
-# process under `/usr/bin/time -v`, then the same committed results as
-# results/whole.sh, and:
+# process under `/usr/bin/time -v`, each followed by the same committed
+# results as results/whole.sh (the values row's `verify_s` empty until the
+# verify is timed), and:
 #
 #   results/NAME-runs.csv              step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet
 #   results/NAME-sliding-timing.csv    pair,initialise_s,iterate_s,plies  (from `solve -v`)
@@ -69,17 +70,29 @@ timed() {
         "$db.$step.time" >> "$runs"
 }
 
-grep -q '^solve,' "$runs" || timed solve solve --rules "$name" --db "$db" --phase all --compress -q -v
-grep -q '^verify,' "$runs" || timed verify verify --rules "$name" --db "$db" -q
+# The committed results of what is timed so far: the runs, the per-table
+# timings of the solve, and the stats, longest and values.csv row
+# (`verify_s` empty until the verify is timed). Written after the solve
+# too, so that a session ending during the hours of verify keeps them.
+write_timed_results() {
+    cp "$runs" "results/$name-runs.csv"
+    echo "pair,initialise_s,iterate_s,plies" > "results/$name-sliding-timing.csv"
+    echo "sector,initialise_s,iterate_s,plies" > "results/$name-placement-timing.csv"
+    awk -v s="results/$name-sliding-timing.csv" -v p="results/$name-placement-timing.csv" '
+        $1 == "pair" && $3 == "initialise" {
+            row = $2 "," $4 "," $7 "," $9
+            if (split($2, parts, "-") == 4) print row >> p; else print row >> s
+        }' "$db.solve.log"
+    solve_s=$(awk -F, '$1 == "solve" { print $2 }' "$runs")
+    verify_s=$(awk -F, '$1 == "verify" { print $2 }' "$runs")
+    write_results "$name" "$db" "$solve_s" "$verify_s" --rules "$name"
+}
 
-cp "$runs" "results/$name-runs.csv"
-echo "pair,initialise_s,iterate_s,plies" > "results/$name-sliding-timing.csv"
-echo "sector,initialise_s,iterate_s,plies" > "results/$name-placement-timing.csv"
-awk -v s="results/$name-sliding-timing.csv" -v p="results/$name-placement-timing.csv" '
-    $1 == "pair" && $3 == "initialise" {
-        row = $2 "," $4 "," $7 "," $9
-        if (split($2, parts, "-") == 4) print row >> p; else print row >> s
-    }' "$db.solve.log"
-solve_s=$(awk -F, '$1 == "solve" { print $2 }' "$runs")
-verify_s=$(awk -F, '$1 == "verify" { print $2 }' "$runs")
-write_results "$name" "$db" "$solve_s" "$verify_s" --rules "$name"
+if ! grep -q '^solve,' "$runs"; then
+    timed solve solve --rules "$name" --db "$db" --phase all --compress -q -v
+    write_timed_results
+fi
+if ! grep -q '^verify,' "$runs"; then
+    timed verify verify --rules "$name" --db "$db" -q
+    write_timed_results
+fi

@@ -152,6 +152,17 @@ pub enum SolveEvent<'a> {
         /// The sector.
         sector: Sector,
     },
+    /// A table the unit of [`solve_only`] reads is there only compressed
+    /// (`.mtz`) and is read as it is, a block of 4096 slots decompressed
+    /// for each look-up that misses the block cache: `--only` jobs may run
+    /// side by side, so none writes the `.mtb` form of a table another
+    /// unit made. Expect a much slower solve (`nine-diagonal-noflying`
+    /// 6-7-1-0 from `.mtb` children: 100 s; from `.mtz` ones: stopped
+    /// unfinished after 19 minutes).
+    ReadCompressed {
+        /// The sector.
+        sector: Sector,
+    },
 }
 
 /// What one solved sector holds.
@@ -375,6 +386,14 @@ fn compress_finished(
     Ok(())
 }
 
+/// Whether the table of `sector` is in `dir` only in its compressed form
+/// (a `.mtz` file and no `.mtb`).
+fn only_compressed(rules: &RuleSet, dir: &Path, sector: Sector) -> bool {
+    let store = Store::new(dir);
+    !store.path(rules.name(), sector, FileKind::Dtm).exists()
+        && store.path(rules.name(), sector, FileKind::Compressed).exists()
+}
+
 /// Writes the `.mtb` form of every table `unit` reads that is there only
 /// compressed ([`morris_db::compressed::expand_sector`]): the solver reads
 /// its inputs at random, and a look-up in a `.mtz` file decompresses a
@@ -386,11 +405,8 @@ fn expand_inputs(
     progress: &dyn Progress,
     report: &mut SolveReport,
 ) -> Result<(), SolveError> {
-    let store = Store::new(dir);
     for sector in unit.inputs(rules) {
-        if !store.path(rules.name(), sector, FileKind::Dtm).exists()
-            && store.path(rules.name(), sector, FileKind::Compressed).exists()
-        {
+        if only_compressed(rules, dir, sector) {
             expand_sector(dir, rules, sector)?;
             report.expanded.push(sector);
             progress.event(&SolveEvent::Expanded { sector });
@@ -533,6 +549,9 @@ pub fn solve_only(rules: &RuleSet, dir: &Path, name: &str, progress: &dyn Progre
             {
                 let producer = all.iter().find(|u| u.sectors.contains(&input)).map_or(input.to_string(), Unit::name);
                 return Err(SolveError::Input { unit: unit.name(), producer, problem: Box::new(problem) });
+            }
+            if only_compressed(rules, dir, input) {
+                progress.event(&SolveEvent::ReadCompressed { sector: input });
             }
         }
     }

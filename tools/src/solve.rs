@@ -176,6 +176,9 @@ pub fn report_event(event: &SolveEvent, verbose: bool) {
         SolveEvent::Expanded { sector } => {
             crate::output::errln!("note: the table of sector {sector} is there only compressed; writing its .mtb form for the solver to read")
         }
+        SolveEvent::ReadCompressed { sector } => {
+            crate::output::errln!("note: the table of sector {sector} is there only compressed (.mtz): this unit reads it block by block, many times slower than from .mtb; `morris solve` without --only writes the .mtb form first")
+        }
         SolveEvent::Solved(_) | SolveEvent::Compressed { .. } => {}
     }
 }

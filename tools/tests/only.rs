@@ -118,6 +118,32 @@ fn a_solved_unit_is_skipped_and_a_damaged_one_solved_again() {
 }
 
 #[test]
+fn a_unit_reading_a_compressed_input_says_so_and_solves_the_same_tables() {
+    let whole = tempfile::tempdir().unwrap();
+    ok(&["solve", "--rules", "six", "--max-stones", "7"], whole.path());
+    let dir = tempfile::tempdir().unwrap();
+    ok(&["solve", "--rules", "six", "--only", "3-3"], dir.path());
+    let compressed = morris()
+        .args(["compress", "--rules", "six", "--remove-originals", "--db"])
+        .arg(dir.path())
+        .output()
+        .unwrap()
+        .status
+        .success();
+    assert!(compressed && !table(dir.path(), "six_3_3_0_0.mtb").exists());
+    let out = ok(&["solve", "--rules", "six", "--only", "3-4"], dir.path());
+    assert!(out.contains("sector 3-3 is there only compressed (.mtz)") && out.contains("without --only"), "{out}");
+    assert!(!table(dir.path(), "six_3_3_0_0.mtb").exists(), "an --only job writes no other unit's .mtb");
+    let expected = tables(whole.path());
+    for name in ["six_3_4_0_0.mtb", "six_4_3_0_0.mtb"] {
+        assert_eq!(fs::read(table(dir.path(), name)).unwrap(), expected[name], "{name}");
+    }
+    // Its own tables there, the next run says nothing about its inputs.
+    let out = ok(&["solve", "--rules", "six", "--only", "3-4"], dir.path());
+    assert!(out.contains("nothing to do") && !out.contains("only compressed"), "{out}");
+}
+
+#[test]
 fn a_unit_removes_only_its_own_temporary_files() {
     let dir = tempfile::tempdir().unwrap();
     ok(&["solve", "--rules", "six", "--only", "3-3"], dir.path());
