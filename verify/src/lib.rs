@@ -38,7 +38,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use morris_db::index::OrbitBlock;
+use morris_db::index::{Located, OrbitBlock};
 use morris_db::moves::{apply_move, for_each_move};
 use morris_db::rules::FullBoardOutcome;
 use morris_db::table::table_path;
@@ -171,9 +171,31 @@ impl std::fmt::Debug for Verifier {
 /// The tables a sector's moves lead to, found by sector.
 struct Successors {
     tables: Vec<(Sector, Loaded)>,
+    /// `by_move[placed][removed]`: the index in `tables` of the usable table
+    /// that a move of `sector` leads to when it places a stone (1) or moves
+    /// one (0) and removes `removed` stones (0 to 3); `None` when that table
+    /// is missing or damaged (the slow path says which).
+    by_move: [[Option<usize>; 4]; 2],
 }
 
 impl Successors {
+    /// The successor tables of `sector`, loaded.
+    fn new(sector: Sector, tables: Vec<(Sector, Loaded)>) -> Successors {
+        let mut by_move = [[None; 4]; 2];
+        for (placed, row) in by_move.iter_mut().enumerate() {
+            let placed = placed as u8;
+            if placed > sector.wh {
+                continue;
+            }
+            for (removed, cell) in row.iter_mut().enumerate() {
+                let Some(w) = sector.b.checked_sub(removed as u8) else { continue };
+                let child = Sector { w, b: sector.w + placed, wh: sector.bh, bh: sector.wh - placed };
+                *cell = tables.iter().position(|(s, t)| *s == child && t.is_ok());
+            }
+        }
+        Successors { tables, by_move }
+    }
+
     #[inline]
     fn get(&self, sector: Sector) -> Option<&Loaded> {
         self.tables.iter().find(|(s, _)| *s == sector).map(|(_, t)| t)
@@ -185,14 +207,15 @@ impl Successors {
 struct ThemOrbit {
     /// The opponent's stones (an orbit representative).
     them: Bitboard,
-    /// Per successor table (as in [`Successors::tables`]): the orbit of
-    /// `them` in its index and the symmetry taking `them` there, and, when
-    /// that is the identity and the orbit's stabiliser is trivial, the
-    /// orbit's block (slots of moves without capture ranked directly).
-    quiet: Vec<(usize, usize, Option<OrbitBlock>)>,
-    /// Per point `r` of `them`: the orbit of `them` less `r` among the sets
-    /// of one stone fewer, and the symmetry taking it there (for captures).
-    removed: [(usize, usize); 32],
+    /// Per successor table (as in [`Successors::tables`]) whose side to
+    /// move has as many stones as `them`: where `them` lies in its index
+    /// (orbit and symmetry) and, when that symmetry is the identity and the
+    /// orbit's stabiliser is trivial, the orbit's block (slots of moves
+    /// without capture ranked directly).
+    quiet: Vec<(Option<Located>, Option<OrbitBlock>)>,
+    /// Per point `r` of `them`: where `them` less `r` lies among the sets of
+    /// one stone fewer (for captures; `None` without such a table).
+    removed: [Option<Located>; 32],
 }
 
 impl ThemOrbit {
@@ -203,20 +226,21 @@ impl ThemOrbit {
             .iter()
             .map(|(s, t)| match t {
                 Ok((cindex, _)) if u32::from(s.w) == n => {
-                    let (o, sym) = cindex.orbit_table().orbit_of(them);
-                    (o, sym, if sym == 0 { cindex.orbit_block(o) } else { None })
+                    let at = cindex.locate(them);
+                    let block = if at.sym() == 0 { cindex.orbit_block(at.orbit()) } else { None };
+                    (Some(at), block)
                 }
-                _ => (0, 0, None),
+                _ => (None, None),
             })
             .collect();
-        let mut removed = [(0, 0); 32];
+        let mut removed = [None; 32];
         let fewer = successors.tables.iter().find_map(|(s, t)| match t {
-            Ok((cindex, _)) if u32::from(s.w) + 1 == n => Some(cindex.orbit_table()),
+            Ok((cindex, _)) if u32::from(s.w) + 1 == n => Some(cindex),
             _ => None,
         });
-        if let Some(orbits) = fewer {
+        if let Some(cindex) = fewer {
             for r in Points(them) {
-                removed[r as usize] = orbits.orbit_of(them & !(1 << r));
+                removed[r as usize] = Some(cindex.locate(them & !(1 << r)));
             }
         }
         ThemOrbit { them, quiet, removed }
@@ -375,7 +399,7 @@ impl Verifier {
             file_faults.push(Fault::File(e.to_string()));
         }
         let successors =
-            Successors { tables: self.successor_sectors(sector).into_iter().map(|s| (s, self.load(s))).collect() };
+            Successors::new(sector, self.successor_sectors(sector).into_iter().map(|s| (s, self.load(s))).collect());
         let limit = self.max_faults;
         // Pass 1, in slot order: padding, the statistics, and a copy of the
         // stored values in memory (unless the table is one of its own
@@ -627,51 +651,43 @@ impl Verifier {
         let mut immediate_win = false;
         let mut any = false;
         let mut problem = false;
-        let mut last: Option<(Sector, usize)> = None;
+        // Placements without capture lead into one orbit block: the slots of
+        // `us` plus one point are prepared once, then cost O(1) per point
+        // ([`OrbitBlock::extensions`]).
+        let placements = successors.by_move[1][0]
+            .filter(|_| sector.wh > 0)
+            .and_then(|ti| ctx.quiet[ti].1.as_ref())
+            .map(|block| block.extensions(us));
 
-        for_each_move(rules, us, them, sector.wh, |mv, _| {
+        for_each_move(rules, us, them, sector.wh, |mv, mover| {
             any = true;
             if immediate_win || problem {
                 return;
             }
-            let (mover, victim) = apply_move(us, them, mv);
+            let taken = mv.removals();
+            let victim = them & !taken;
             if victim.count_ones() + (sector.bh as u32) < 3 {
                 immediate_win = true;
                 return;
             }
-            let cs = Sector {
-                w: victim.count_ones() as u8,
-                b: mover.count_ones() as u8,
-                wh: sector.bh,
-                bh: sector.wh - u8::from(mv.from.is_none()),
-            };
-            let ti = match last {
-                Some((s, i)) if s == cs => i,
-                _ => match successors.tables.iter().position(|(s, t)| *s == cs && t.is_ok()) {
-                    Some(i) => {
-                        last = Some((cs, i));
-                        i
-                    }
-                    None => {
-                        problem = true;
-                        return;
-                    }
-                },
+            let placed = mv.from.is_none();
+            let Some(ti) = successors.by_move[placed as usize][taken.count_ones() as usize] else {
+                problem = true;
+                return;
             };
             let Ok((cindex, _)) = &successors.tables[ti].1 else {
                 problem = true;
                 return;
             };
-            let taken = them & !victim;
-            let slot = if victim == them {
-                let (o, s, block) = &ctx.quiet[ti];
-                match block {
-                    Some(block) => block.slot(mover),
-                    None => cindex.index_with_orbit(*o, *s, mover),
+            let slot = if taken == 0 {
+                match (&placements, &ctx.quiet[ti]) {
+                    (Some(e), _) if placed => e.slot(mv.to),
+                    (_, (_, Some(block))) => block.slot(mover),
+                    (_, (Some(at), None)) => cindex.index_at(*at, mover),
+                    (_, (None, None)) => cindex.index(victim, mover),
                 }
-            } else if taken.count_ones() == 1 {
-                let (o, s) = ctx.removed[taken.trailing_zeros() as usize];
-                cindex.index_with_orbit(o, s, mover)
+            } else if let (1, Some(at)) = (taken.count_ones(), ctx.removed[taken.trailing_zeros() as usize]) {
+                cindex.index_at(at, mover)
             } else {
                 cindex.index(victim, mover)
             };

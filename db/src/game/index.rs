@@ -467,6 +467,12 @@ impl Located {
         self.orbit
     }
 
+    /// The symmetry (index in [`Board::symmetries`]) taking the located set
+    /// to its orbit's representative; 0 is the identity.
+    pub fn sym(self) -> usize {
+        self.sym
+    }
+
     /// Whether a symmetry other than the identity fixes the orbit's
     /// representative (then two opponent sets can give one position).
     pub fn symmetric(self) -> bool {
@@ -613,7 +619,7 @@ pub struct Extensions<'a> {
 impl Extensions<'_> {
     /// The slot of the set plus point `p` (empty: neither in the set nor in
     /// the representative).
-    #[inline]
+    #[inline(always)]
     pub fn slot(&self, p: u8) -> u64 {
         let q = self.block.compressed[p as usize] as usize;
         let k = (self.bits & ((1u32 << q) - 1)).count_ones() as usize;
