@@ -183,14 +183,9 @@ impl Successors {
     fn new(sector: Sector, tables: Vec<(Sector, Loaded)>) -> Successors {
         let mut by_move = [[None; 4]; 2];
         for (placed, row) in by_move.iter_mut().enumerate() {
-            let placed = placed as u8;
-            if placed > sector.wh {
-                continue;
-            }
             for (removed, cell) in row.iter_mut().enumerate() {
-                let Some(w) = sector.b.checked_sub(removed as u8) else { continue };
-                let child = Sector { w, b: sector.w + placed, wh: sector.bh, bh: sector.wh - placed };
-                *cell = tables.iter().position(|(s, t)| *s == child && t.is_ok());
+                *cell = successor_sector(sector, placed as u8, removed as u8)
+                    .and_then(|child| tables.iter().position(|(s, t)| *s == child && t.is_ok()));
             }
         }
         Successors { tables, by_move }
@@ -200,6 +195,20 @@ impl Successors {
     fn get(&self, sector: Sector) -> Option<&Loaded> {
         self.tables.iter().find(|(s, _)| *s == sector).map(|(_, t)| t)
     }
+}
+
+/// The sector a move of `sector` leads to when it places a stone
+/// (`placed` 1) or moves one (0) and removes `removed` stones: the opponent
+/// to move there, with the stones and hands of both after the move. `None`
+/// when the move cannot exist (a placement with an empty hand, more stones
+/// removed than the opponent has).
+fn successor_sector(sector: Sector, placed: u8, removed: u8) -> Option<Sector> {
+    Some(Sector {
+        w: sector.b.checked_sub(removed)?,
+        b: sector.w + placed,
+        wh: sector.bh,
+        bh: sector.wh.checked_sub(placed)?,
+    })
 }
 
 /// What the positions whose opponent's stones are one orbit representative
@@ -348,19 +357,19 @@ impl Verifier {
         let mut out = Vec::new();
         let mut steps = Vec::new();
         if sector.wh > 0 {
-            steps.push((sector.w + 1, sector.wh - 1));
+            steps.push(1);
         }
         if sector.wh == 0 || self.rules.lasker() {
-            steps.push((sector.w, sector.wh));
+            steps.push(0);
         }
-        for (w_after, wh_after) in steps {
-            for removed in 0..=sector.b.min(3) {
-                let b_after = sector.b - removed;
-                if b_after as u32 + sector.bh as u32 >= 3 {
-                    let s = Sector { w: b_after, b: w_after, wh: sector.bh, bh: wh_after };
-                    if (s.w as usize + s.b as usize) <= self.rules.board().len() && !out.contains(&s) {
-                        out.push(s);
-                    }
+        for placed in steps {
+            for removed in 0..=3 {
+                let Some(s) = successor_sector(sector, placed, removed) else { continue };
+                if s.w as u32 + s.wh as u32 >= 3
+                    && (s.w as usize + s.b as usize) <= self.rules.board().len()
+                    && !out.contains(&s)
+                {
+                    out.push(s);
                 }
             }
         }
