@@ -257,10 +257,9 @@ fn every_relative_link_in_the_documentation_resolves() {
                 continue;
             }
             let Some(anchor) = anchor else { continue };
-            if path.extension().is_some_and(|e| e == "md") && path.is_file() {
-                if !anchors(&read(&path)).contains(anchor) {
-                    broken.push(format!("{name}:{line}: `{target}`: no heading with the anchor `#{anchor}`"));
-                }
+            if path.extension().is_some_and(|e| e == "md") && path.is_file() && !anchors(&read(&path)).contains(anchor)
+            {
+                broken.push(format!("{name}:{line}: `{target}`: no heading with the anchor `#{anchor}`"));
             }
         }
     }
