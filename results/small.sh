@@ -1,6 +1,6 @@
 #!/bin/sh
 # Solves completely the rule sets small enough for a few minutes of CPU and
-# writes their committed results (README, "Results"):
+# writes their committed results (docs/results.md):
 #
 #   results/<name>-sliding.csv    morris stats --format csv, sliding sectors
 #   results/<name>-placement.csv  morris stats --format csv, placement sectors

@@ -1,6 +1,6 @@
 #!/bin/sh
 # One timed whole-game run of a 24-point rule set, for the performance
-# figures (README, "Performance"): `morris solve --phase all --compress`
+# figures (docs/performance.md): `morris solve --phase all --compress`
 # from an empty directory and `morris verify` of every table, each one
 # process under `/usr/bin/time -v`, each followed by the same committed
 # results as results/whole.sh (the values row's `verify_s` empty until the

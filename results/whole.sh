@@ -2,7 +2,7 @@
 # Solves, verifies and summarises one 24-point rule set completely (both
 # phases, every sector), in runs that may be killed and started again at any
 # point: each step resumes from what is on disk. For the games too large for
-# one session (README, "Results"); the small ones use results/small.sh.
+# one session (docs/results.md); the small ones use results/small.sh.
 #
 #   results/whole.sh NAME [DB]      e.g. results/whole.sh nine-diagonal /data/nd
 #
