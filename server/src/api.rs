@@ -16,12 +16,12 @@ use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use morris_db::{Bitboard, Board, Color, EndReason, Move, Outcome, Points, Position, RuleSet, Setup, Value};
+use morris_db::{Bitboard, Board, Color, EndReason, Move, Outcome, Points, Position, RuleSet, Setup};
 use serde::Serialize;
 
 use crate::review::{review_record, ReviewJson};
 use crate::served::{Catalog, Served};
-use crate::source::{Eval, LookupError, Source};
+use crate::source::{category, Eval, LookupError, Source};
 use crate::{MAX_BODY, MAX_QUERY};
 
 /// The web board: one page, HTML with its CSS and JavaScript inline.
@@ -249,15 +249,6 @@ async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", format!("the look-up failed: {e}")))?
-}
-
-/// `win`, `draw` or `loss`.
-pub fn category(v: Value) -> &'static str {
-    match v {
-        Value::Win(_) => "win",
-        Value::Draw => "draw",
-        Value::Loss(_) => "loss",
-    }
 }
 
 fn color_word(c: Color) -> &'static str {

@@ -21,8 +21,7 @@ use morris_db::record::{read_record, replay};
 use morris_db::{Color, Position, Value};
 use serde::Serialize;
 
-use crate::api::category;
-use crate::source::{Eval, LookupError, Source};
+use crate::source::{category, Eval, LookupError, Source};
 
 /// A value in JSON: `category` and `dtm`.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
