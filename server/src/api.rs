@@ -310,7 +310,7 @@ pub fn game_over(rules: &RuleSet, pos: &Position) -> Option<GameOverJson> {
 /// One legal move and its value for the mover.
 #[derive(Debug, Serialize)]
 pub struct MoveJson {
-    /// RULES.md notation: `d6`, `a1xd7`, `d6-d5`, `d6-d5xb4`.
+    /// docs/rules.md notation: `d6`, `a1xd7`, `d6-d5`, `d6-d5xb4`.
     pub notation: String,
     /// The point the stone leaves, `null` for a placement.
     pub from: Option<&'static str>,

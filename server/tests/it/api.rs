@@ -211,7 +211,7 @@ fn placement_positions_and_phases() {
     assert_eq!(json["phase"], "placement");
     assert_eq!(json["flying"], false);
     assert_eq!(json["fen"], Json::Null, "no FEN on the 16-point board");
-    // Six Men's Morris is a draw (published; RULES.md).
+    // Six Men's Morris is a draw (published; docs/rules.md).
     assert_eq!(json["category"], "draw");
     assert_eq!(json["moves"].as_array().unwrap().len(), 16);
     check_position(&json, &rules, &db, &start);
@@ -269,7 +269,7 @@ fn a_full_board_ends_the_game_as_the_rule_says() {
     use morris_db::rules::FullBoardOutcome;
     // The smallest game that fills its board (tests/tests/full_board.rs):
     // the 16-point board with 8 stones a side, solved completely under
-    // each outcome of the rule. Expected values are the rule's (RULES.md:
+    // each outcome of the rule. Expected values are the rule's (docs/rules.md:
     // a full board at the end of placement is a draw in Morabaraba, a loss
     // for White, who placed first, in Twelve Men's Morris).
     //
@@ -365,7 +365,7 @@ fn rules_list_boards_and_phases() {
     let names: Vec<&str> = rules.iter().map(|r| r["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["nine", "six", "three"]);
     let nine = &rules[0];
-    // RULES.md: 24 points, 32 adjacent pairs (three rings of 8, 8
+    // docs/rules.md: 24 points, 32 adjacent pairs (three rings of 8, 8
     // spokes), 16 mills; 16 points, 20 pairs (two rings of 8, 4 spokes of
     // two), 8 mills; 9 points with diagonals, 16 pairs (6 rows, 6 columns,
     // 4 on the diagonals), 8 lines.

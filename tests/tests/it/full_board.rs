@@ -1,4 +1,4 @@
-//! The full-board rule (RULES.md: a board filled at the end of placement is
+//! The full-board rule (docs/rules.md: a board filled at the end of placement is
 //! a draw in Morabaraba and a loss for White, who placed first, in Twelve
 //! Men's Morris), on the smallest game that fills its board: the 16-point
 //! board with 8 stones a side. Both outcomes are solved completely by the

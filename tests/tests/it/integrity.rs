@@ -20,7 +20,7 @@ fn path_of(dir: &Path, w: u8, b: u8) -> PathBuf {
     table_path(dir, &nine(), Sector::sliding(w, b))
 }
 
-/// A drawn 3-3 position (../shared/oracle/README.md).
+/// A drawn 3-3 position (docs/testing.md, "The oracle").
 fn drawn_3_3() -> Position {
     Position::parse("W:a4,a1,d3 B:a7,d1,c4 w", &nine()).unwrap()
 }

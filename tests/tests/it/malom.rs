@@ -9,7 +9,7 @@
 //!   Malom's symmetry numbering, lands on the value slot of the same
 //!   position (this is what tests the mapping from Malom's symmetry numbers
 //!   to point permutations);
-//! - the counts and longest distances of MALOM.md and the oracle README;
+//! - the counts and longest distances of docs/malom.md and the oracle README;
 //! - our sliding sectors 3-3, 3-4 and 4-3 of `nine` agree with Malom's on
 //!   every canonical position, value and DTM;
 //! - probing the same positions (and their symmetric images, which go
@@ -282,7 +282,7 @@ fn the_empty_board_of_each_game() {
         let pos = Position::parse(&format!("W: B: w {n} {n}"), db.rules()).unwrap();
         (db, pos)
     };
-    // The standard game is a draw (Gasser), with equal stones: A = 0 (MALOM.md).
+    // The standard game is a draw (Gasser), with equal stones: A = 0 (docs/malom.md).
     let (std, pos) = empty(MalomGame::Standard);
     assert_eq!(std.evaluate(&pos).unwrap(), MalomValue { value: Value::Draw, a: 0 });
     let moves = std.analyze(&pos).unwrap();

@@ -1,6 +1,6 @@
 //! The standard game's sliding sectors 3-3, 3-4, 4-3 and 4-4 against the
 //! published win/loss/draw counts and longest DTMs
-//! (../shared/oracle/README.md: two independent solvers and Malom's files).
+//! (docs/testing.md, "The oracle": two independent solvers and Malom's files).
 
 use morris_db::{RuleSet, Sector, Table};
 use morris_solver::{solve_sliding, SolveOptions};

@@ -1,5 +1,5 @@
 //! The whole game (placement and sliding) of the small rule sets against
-//! the known values of their start positions (../shared/oracle/README.md):
+//! the known values of their start positions (docs/testing.md, "The oracle"):
 //! Three Men's Morris is a first-player win only by opening in the centre
 //! (corners draw, edges lose; folklore, Murray 1952), without diagonals a
 //! draw; Six Men's Morris a draw (Liou 2026).

@@ -167,7 +167,7 @@ fn check_all(positions: &[Position]) {
 #[test]
 fn every_position_of_3_3_agrees_with_its_moves() {
     let all = positions(3, 3, 1);
-    // The oracle's canonical count of 3-3 (../shared/oracle/README.md).
+    // The oracle's canonical count of 3-3 (docs/testing.md, "The oracle").
     assert_eq!(all.len(), 140_621 + 28_736 + 269);
     check_all(&all);
 }

@@ -1,11 +1,11 @@
-//! Property tests of `morris-db` (DESIGN.md, "Testing"): symmetries keep
+//! Property tests of `morris-db` (docs/design.md, "Testing"): symmetries keep
 //! legality and the index, the index is a bijection between canonical
 //! positions and its non-padding slots, un-moves invert moves without
 //! removal, and the position notation round-trips. Random positions are in
 //! the sliding phase (no stones in hand) unless said otherwise; exhaustive
 //! checks cover the small sectors, against orbit counts computed here by
 //! brute force and against the published counts of
-//! `../shared/oracle/README.md`.
+//! `docs/testing.md, "The oracle"`.
 
 use std::collections::HashSet;
 use std::sync::LazyLock;
@@ -492,7 +492,7 @@ fn six_three_stones_blocked() {
 
 #[test]
 fn moving_out_of_a_mill_and_back_closes_it_again() {
-    // RULES.md: moving a stone away and back is legal, and the mill it
+    // docs/rules.md: moving a stone away and back is legal, and the mill it
     // re-forms was not there before the move, so it removes.
     let rules = &*NINE;
     let p = pos(rules, "W:a7,d7,g7,a1 B:b6,f6,d2,b2 w");
@@ -551,7 +551,7 @@ fn symmetry_group_acts_as_a_group() {
 /// in hand, holds the other four points of two mills that meet at `p`
 /// (empty); Black's stones are random, or (half the time) whole mills, so
 /// that every Black stone stands in a mill. Placing on `p` closes both
-/// mills and removes exactly one Black stone (RULES.md: a double mill
+/// mills and removes exactly one Black stone (docs/rules.md: a double mill
 /// removes one), one not in a mill unless every Black stone is in one.
 fn double_mill_placement() -> impl Strategy<Value = (Position, Point)> {
     let rules = &*NINE;

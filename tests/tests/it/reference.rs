@@ -1,5 +1,5 @@
 //! The reference solver (`morris_tests::solve_nine_small`) against the
-//! published figures of /work/shared/oracle/README.md, and against its own
+//! published figures of docs/testing.md, "The oracle", and against its own
 //! Bellman equations.
 //!
 //! The published counts are of canonical positions under the 16 symmetries

@@ -97,7 +97,7 @@ fn the_lasker_rule_never_reaches_an_empty_opponent() {
 
 /// The nine-stone count of the issue: 48 of the 497 placement sectors by
 /// counts have an empty opponent after a move, the same 48 that Malom's
-/// standard database leaves out (449 placement sectors, MALOM.md).
+/// standard database leaves out (449 placement sectors, docs/malom.md).
 #[test]
 fn nine_skips_the_48_sectors_malom_leaves_out() {
     let rules = RuleSet::preset("nine").unwrap();

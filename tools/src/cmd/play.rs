@@ -1,6 +1,6 @@
 //! `morris play`: a game in the terminal against perfect play from a
 //! database. The board is drawn after every move; moves are typed in
-//! RULES.md notation; `value`, `moves`, `hint`, `help` and `quit` are
+//! docs/rules.md notation; `value`, `moves`, `hint`, `help` and `quit` are
 //! commands.
 
 use std::io::{BufRead, Write};

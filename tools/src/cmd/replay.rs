@@ -21,7 +21,7 @@ use crate::args::RulesArg;
 pub struct ReplayArgs {
     #[command(flatten)]
     rules: RulesArg,
-    /// The game record (`-` for standard input): moves in RULES.md notation
+    /// The game record (`-` for standard input): moves in docs/rules.md notation
     /// (`d6`, `d6-d5`, `a1xd7`), with or without move numbers (`1. d6 d2
     /// 2. f4 b4 ...`), one move or several a line, or a PGN as Sanmill
     /// exports it: tag pairs (`[FEN "..."]` sets the start), `{...}`

@@ -199,7 +199,7 @@ fn stats_csv_gives_the_oracle_figures() {
     for row in rows.values() {
         assert_eq!(row.split(',').count(), 8, "{row}");
     }
-    // ../shared/oracle/README.md: wins, losses, draws, longest win and loss.
+    // docs/testing.md, "The oracle": wins, losses, draws, longest win and loss.
     assert_eq!(rows["3-3"], "3-3,169626,140621,28736,269,25,26,nine");
     assert_eq!(rows["3-4"], "3-4,760398,102281,0,658117,33,,nine");
     assert_eq!(rows["4-3"], "4-3,760398,75397,3095,681906,1,32,nine");

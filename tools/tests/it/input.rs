@@ -23,7 +23,7 @@ fn db_three() -> &'static str {
 }
 
 /// A sliding position, White a4 a1 d3 against Black a7 d1 c4, in both
-/// notations. The FEN was written by hand from RULES.md's ring order
+/// notations. The FEN was written by hand from docs/rules.md's ring order
 /// (inner d5 e5 e4 e3 d3 c3 c4 c5, middle d6 .. b6, outer d7 g7 g4 g1 d1 a1
 /// a4 a7), with the fields as Sanmill writes them.
 const SLIDING: &str = "W:a4,a1,d3 B:a7,d1,c4 w";
@@ -227,8 +227,8 @@ fn replay_refuses_unclosed_comments_and_warns_about_move_numbers() {
 
 #[test]
 fn the_record_in_rules_md_replays() {
-    let rules_md = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../RULES.md")).unwrap();
-    let start = rules_md.find("```\n[Event").expect("RULES.md shows a PGN record") + 4;
+    let rules_md = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/rules.md")).unwrap();
+    let start = rules_md.find("```\n[Event").expect("docs/rules.md shows a PGN record") + 4;
     let record = &rules_md[start..start + rules_md[start..].find("```").unwrap()];
     let (out, err) = ok_with_stderr(&["replay", "-"], record);
     assert!(err.is_empty(), "{err}");
