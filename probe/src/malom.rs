@@ -66,7 +66,7 @@ use morris_db::wdl::Wdl;
 use morris_db::{Color, Move, Position, RuleSet, Sector, Setup, Table, TableError, Tally, Value};
 use rayon::prelude::*;
 
-use crate::front::{Answer, Encoding, Tables};
+use crate::tables::{Answer, Encoding, Tables};
 use crate::{Database, MissingHint, ProbeError};
 
 /// The size of a sector file's header in bytes.
@@ -421,9 +421,9 @@ impl MalomSector {
         if rules.board().len() != 24 || sector.w as usize + sector.b as usize > 24 {
             return Err(corrupt("sector", format!("sector {sector} is not a sector of the 24-point board")));
         }
-        // SAFETY: Malom's files are read-only downloads that no program
-        // here writes (see `map_file`).
-        let map = unsafe { map_file(&file) }.map_err(io)?;
+        // Malom's files are read-only downloads that no program here
+        // writes (`map_file`'s contract).
+        let map = map_file(&file).map_err(io)?;
         let i32_at = |o: usize| i32::from_le_bytes([map[o], map[o + 1], map[o + 2], map[o + 3]]);
         let version = i32_at(0);
         if version != SECTOR_VERSION {

@@ -34,7 +34,7 @@ use morris_db::{Bitboard, FileKind, Position, RuleSet, Sector, SectorIndex, Stor
 
 pub use morris_db::wdl::Wdl;
 
-use crate::front::{no_value, Encoding, TableProber, Tables};
+use crate::tables::{no_value, Encoding, TableProber, Tables};
 use crate::{MissingHint, ProbeError, ProbeOptions};
 
 /// Our WDL files ([`morris_db::wdl`], `.mwdl`): win, draw or loss without
@@ -89,7 +89,7 @@ impl Encoding for WdlFiles {
 }
 
 /// An open WDL database: one rule set's WDL files in one directory (the
-/// front-end of [`crate::front`] over [`WdlFiles`]). Cheap to open; each
+/// front-end of [`crate::tables`] over [`WdlFiles`]). Cheap to open; each
 /// file is mapped (and, by default, checksummed) on first use.
 /// `Send + Sync`.
 pub type WdlDatabase = Tables<WdlFiles>;

@@ -16,12 +16,12 @@ use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use morris_db::{Bitboard, Board, Color, EndReason, Move, Outcome, Points, Position, RuleSet, Setup, Value};
+use morris_db::{Bitboard, Board, Color, EndReason, Move, Outcome, Points, Position, RuleSet, Setup};
 use serde::Serialize;
 
 use crate::review::{review_record, ReviewJson};
 use crate::served::{Catalog, Served};
-use crate::source::{Eval, LookupError, Source};
+use crate::source::{category, Eval, LookupError, Source};
 use crate::{MAX_BODY, MAX_QUERY};
 
 /// The web board: one page, HTML with its CSS and JavaScript inline.
@@ -251,15 +251,6 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", format!("the look-up failed: {e}")))?
 }
 
-/// `win`, `draw` or `loss`.
-pub fn category(v: Value) -> &'static str {
-    match v {
-        Value::Win(_) => "win",
-        Value::Draw => "draw",
-        Value::Loss(_) => "loss",
-    }
-}
-
 fn color_word(c: Color) -> &'static str {
     match c {
         Color::White => "white",
@@ -319,7 +310,7 @@ pub fn game_over(rules: &RuleSet, pos: &Position) -> Option<GameOverJson> {
 /// One legal move and its value for the mover.
 #[derive(Debug, Serialize)]
 pub struct MoveJson {
-    /// RULES.md notation: `d6`, `a1xd7`, `d6-d5`, `d6-d5xb4`.
+    /// docs/rules.md notation: `d6`, `a1xd7`, `d6-d5`, `d6-d5xb4`.
     pub notation: String,
     /// The point the stone leaves, `null` for a placement.
     pub from: Option<&'static str>,

@@ -14,15 +14,14 @@
 //!   value is guessed.
 //!
 //! A decisive mistake is `threw_win` or `lost_draw`. Values are exact
-//! perfect-play values (DTM in plies, RULES.md), not an engine's opinion.
+//! perfect-play values (DTM in plies, docs/rules.md), not an engine's opinion.
 
 use morris_db::fen::Clocks;
 use morris_db::record::{read_record, replay};
 use morris_db::{Color, Position, Value};
 use serde::Serialize;
 
-use crate::api::category;
-use crate::source::{Eval, LookupError, Source};
+use crate::source::{category, Eval, LookupError, Source};
 
 /// A value in JSON: `category` and `dtm`.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
@@ -58,7 +57,7 @@ pub struct ReviewedMove {
     pub number: String,
     /// `white` or `black`: who moved.
     pub side: &'static str,
-    /// The move, RULES.md notation.
+    /// The move, docs/rules.md notation.
     pub notation: String,
     /// The position before the move, our notation.
     pub position: String,

@@ -5,7 +5,7 @@
 //! table, damaged table).
 //!
 //! Everything goes through the probe's table front-end
-//! (`morris_probe::front::Tables`: our DTM tables as `Database`, Malom's
+//! (`morris_probe::tables::Tables`: our DTM tables as `Database`, Malom's
 //! files inside `MalomDatabase`): its value, its order of the moves (best
 //! first), its principal line, its list of sectors. The value of the
 //! position asked for is read through one `Prober` per thread (kept in a
@@ -273,5 +273,14 @@ impl std::str::FromStr for DirArg {
             }
             _ => Ok(DirArg { rules: None, dir: PathBuf::from(s) }),
         }
+    }
+}
+
+/// `win`, `draw` or `loss`.
+pub fn category(v: Value) -> &'static str {
+    match v {
+        Value::Win(_) => "win",
+        Value::Draw => "draw",
+        Value::Loss(_) => "loss",
     }
 }

@@ -20,7 +20,7 @@
 //!    visits its predecessors through un-moves: a `Loss(d)` makes them
 //!    `Win(d + 1)`, a `Win(d)` counts their counter down, and a counter
 //!    reaching zero makes a loss at `max(d + 1, 1 + deepest leaving win)`,
-//!    claimed at that ply (DESIGN.md: "a loss whose last unresolved child was
+//!    claimed at that ply (docs/design.md: "a loss whose last unresolved child was
 //!    resolved early still waits for its deepest capture child").
 //! 3. what is still unknown is a draw.
 //!

@@ -1,4 +1,4 @@
-//! The placement phase (DESIGN.md, "Solving"): sectors `w-b-wh-bh` with
+//! The placement phase (docs/design.md, "Solving"): sectors `w-b-wh-bh` with
 //! stones in hand. Without the Lasker rule every turn places a stone, so the
 //! stones in hand fall by one each ply and the sectors form a directed
 //! acyclic graph; each sector is computed in one pass from the tables of the

@@ -2,7 +2,7 @@
 //! rule set `nine`, of `nine-noflying` (the same game without flying), of
 //! `nine-diagonal` (the board with four diagonal lines) and of
 //! `nine-diagonal-noflying` (that board without flying; [`Game`]),
-//! written from RULES.md alone (it shares no code with
+//! written from docs/rules.md alone (it shares no code with
 //! `morris-db`): no symmetry, no index, every position explicit in a hash
 //! map, values from a ply-by-ply fixpoint of the Bellman equations.
 //!
@@ -36,7 +36,7 @@ pub const REF_POINTS: [&str; 24] = [
     "f4", "f6", "g1", "g4", "g7",
 ];
 
-/// The 16 mills of the 24-point board (RULES.md), each a line of three
+/// The 16 mills of the 24-point board (docs/rules.md), each a line of three
 /// points in order: the middle point is adjacent to both ends, and these
 /// 32 pairs are all the lines of the board.
 const MILLS: [[&str; 3]; 16] = [
@@ -58,7 +58,7 @@ const MILLS: [[&str; 3]; 16] = [
     ["g7", "g4", "g1"],
 ];
 
-/// The four diagonal lines of the board with diagonals (RULES.md: they
+/// The four diagonal lines of the board with diagonals (docs/rules.md: they
 /// join the corners of the three squares).
 const DIAGONALS: [[&str; 3]; 4] = [["a7", "b6", "c5"], ["g7", "f6", "e5"], ["a1", "b2", "c3"], ["g1", "f2", "e3"]];
 

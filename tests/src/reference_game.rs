@@ -1,5 +1,5 @@
 //! A deliberately simple reference solver for complete games (placement and
-//! sliding phases) of small rule sets, written from RULES.md alone: its own
+//! sliding phases) of small rule sets, written from docs/rules.md alone: its own
 //! board data (points by name, lines and mills), its own move generation, no
 //! symmetry, no index. Every position is explicit, values come from a
 //! ply-by-ply fixpoint of the Bellman equations.
@@ -138,7 +138,7 @@ impl RefGame {
 
     /// The 24-point board (Nine Men's Morris) with `stones` stones per
     /// player, with or without flying, with or without the 4 diagonal
-    /// lines (each both an adjacency and a mill), from RULES.md's board
+    /// lines (each both an adjacency and a mill), from docs/rules.md's board
     /// description: three rings of 8 points, each ring side a mill, and the
     /// 4 spokes joining the rings at their midpoints, each a mill.
     pub fn twentyfour(stones: u8, flying: bool, diagonals: bool) -> RefGame {

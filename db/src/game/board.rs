@@ -1,5 +1,5 @@
 //! Boards as data: named points, the lines between adjacent points, the mills
-//! and the symmetries derived from them (RULES.md, "Boards").
+//! and the symmetries derived from them (docs/rules.md, "Boards").
 //!
 //! A board is described by its point names and its *lines*: each line is a
 //! sequence of points in which consecutive points are adjacent, and a line of
@@ -129,7 +129,7 @@ impl Board {
     }
 
     /// The 24-point board of Nine Men's Morris, optionally with the four
-    /// diagonal lines of Twelve Men's Morris and Morabaraba (RULES.md).
+    /// diagonal lines of Twelve Men's Morris and Morabaraba (docs/rules.md).
     ///
     /// Point order is Malom's square order: the outer ring from a4 clockwise
     /// (a4 a7 d7 g7 g4 g1 d1 a1), then the middle ring from b4, then the inner

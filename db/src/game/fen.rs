@@ -1,4 +1,4 @@
-//! Sanmill's FEN for positions on the 24-point boards (RULES.md,
+//! Sanmill's FEN for positions on the 24-point boards (docs/rules.md,
 //! "Notation"), read and written as Sanmill writes it today, and
 //! [`Setup::read`] and [`Position::read_for`], the one place where text
 //! becomes a position: either notation, detected, then validated.
@@ -423,7 +423,7 @@ mod tests {
 
     /// FENs as Sanmill writes them today, taken from its sources (the
     /// perfect-database and analysis tools' tests), with the position read
-    /// by hand from RULES.md's ring order.
+    /// by hand from docs/rules.md's ring order.
     #[test]
     fn reads_fens_as_sanmill_writes_them_today() {
         let rules = RuleSet::preset("nine").unwrap();

@@ -1,4 +1,4 @@
-//! The symmetry-reduced index of a sector (DESIGN.md, "Index").
+//! The symmetry-reduced index of a sector (docs/design.md, "Index").
 //!
 //! A position of sector `w-b` is indexed as
 //! `orbit(us) * C(n - w, b) + colex(them')`, where `orbit(us)` ranks the side
@@ -704,7 +704,7 @@ mod tests {
 
     #[test]
     fn orbit_counts_match_published_figures() {
-        // DESIGN.md and the oracle: orbits of w-sets for w = 3..9.
+        // docs/design.md and the oracle: orbits of w-sets for w = 3..9.
         let idx = Indexer::new(Arc::new(Board::twenty_four(false)));
         let expected = [158, 757, 2830, 8774, 22188, 46879, 82880];
         for (w, &e) in (3..=9).zip(expected.iter()) {

@@ -1,6 +1,6 @@
 //! Legal moves (placements, slides, flights, each with its removals) and
 //! un-moves of the sliding phase, on bitboards relative to the side to move
-//! (RULES.md, "Play" and "Mills and removal"); the end of the game; move
+//! (docs/rules.md, "Play" and "Mills and removal"); the end of the game; move
 //! notation; perft.
 
 use std::fmt;
@@ -63,7 +63,7 @@ impl Move {
         }
     }
 
-    /// The move in RULES.md notation on `board`: `d6`, `d6-d5`, `d6-d5xb4`,
+    /// The move in docs/rules.md notation on `board`: `d6`, `d6-d5`, `d6-d5xb4`,
     /// `a1xd7`; several removals (one per mill) each with their `x`,
     /// `removal` first: `d6xb4xf4`.
     pub fn notation(&self, board: &Board) -> String {
@@ -108,7 +108,7 @@ pub struct WrittenMove {
 }
 
 impl WrittenMove {
-    /// Reads RULES.md move notation (`d6`, `d6-d5`, `d6-d5xb4`, `a1xd7`,
+    /// Reads docs/rules.md move notation (`d6`, `d6-d5`, `d6-d5xb4`, `a1xd7`,
     /// `d6xb4xf4`), case-insensitive.
     ///
     /// # Errors
@@ -320,7 +320,7 @@ pub fn sliding_unmoves(rules: &RuleSet, us: Bitboard, them: Bitboard, out: &mut 
 /// An illegal move or a move that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
-    /// The text is not a move in RULES.md notation on this board.
+    /// The text is not a move in docs/rules.md notation on this board.
     #[error("cannot read move `{0}`: write a placement `d6`, a slide `d6-d5`, and a removal with `x` (`d6-d5xb4`)")]
     Syntax(String),
     /// The move is not legal in the position.
@@ -553,7 +553,7 @@ impl Position {
         Position::trusted(Setup::from_relative(them, us, self.side_to_move().other(), self.them_in_hand(), us_in_hand))
     }
 
-    /// Finds the legal move written as `text` in RULES.md notation (several
+    /// Finds the legal move written as `text` in docs/rules.md notation (several
     /// removals may be written in any legal order).
     ///
     /// # Errors

@@ -1,5 +1,5 @@
 //! Positions: the stones of each colour, the side to move and the stones in
-//! hand, with the text format of RULES.md ("Notation"):
+//! hand, with the text format of docs/rules.md ("Notation"):
 //! `W:<points> B:<points> <w|b> [<White in hand> <Black in hand>]`.
 //!
 //! Two types, as shakmaty's `Setup` and `Position`: a [`Setup`] is raw input
@@ -216,7 +216,7 @@ impl Setup {
     /// Checks the position against a rule set: each player's stones on the
     /// board plus in hand are at most the rule set's stones, no point holds
     /// two stones, and (outside the Lasker rule) the stones in hand are ones
-    /// a game reaches with this side to move (RULES.md, "Play": White places
+    /// a game reaches with this side to move (docs/rules.md, "Play": White places
     /// first and placements alternate, so with White to move both hands are
     /// equal, with Black to move Black's holds one more; once both are empty
     /// either side may be to move).
@@ -512,7 +512,7 @@ mod tests {
     }
 
     /// Hands that no game reaches with that side to move (issue 19), and
-    /// every pair that one does (RULES.md: White places first, placements
+    /// every pair that one does (docs/rules.md: White places first, placements
     /// alternate).
     #[test]
     fn validate_refuses_impossible_hands() {

@@ -1,4 +1,4 @@
-//! Game records (RULES.md, "Notation"): `1. d6 d2 2. f4 b4 ... 5. a1xd7
+//! Game records (docs/rules.md, "Notation"): `1. d6 d2 2. f4 b4 ... 5. a1xd7
 //! ...`, as typed by hand or as Sanmill exports them (PGN), replayed from a
 //! position.
 //!

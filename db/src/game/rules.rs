@@ -1,5 +1,5 @@
 //! Rule sets as data: a board plus the parameters that vary between
-//! traditions (RULES.md, "Presets"), and the fingerprint that every table
+//! traditions (docs/rules.md, "Presets"), and the fingerprint that every table
 //! header carries so that a database of one rule set is never read as another.
 
 use std::sync::Arc;
@@ -65,7 +65,7 @@ impl BoardKind {
     }
 }
 
-/// The named presets of RULES.md.
+/// The named presets of docs/rules.md.
 pub const PRESETS: [&str; 11] = [
     "nine",
     "nine-noflying",
@@ -196,7 +196,7 @@ pub enum NoMoveOutcome {
 }
 
 impl RuleSet {
-    /// The preset of this name (RULES.md, "Presets").
+    /// The preset of this name (docs/rules.md, "Presets").
     ///
     /// # Errors
     /// [`UnknownPreset`] when `name` is not in [`PRESETS`].

@@ -1,4 +1,4 @@
-//! Sectors: the sets of positions with the same stone counts (DESIGN.md,
+//! Sectors: the sets of positions with the same stone counts (docs/design.md,
 //! "Words") and their names.
 
 use std::fmt;

@@ -52,9 +52,12 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::storage::blocks::u64_at;
-use crate::storage::wdl::SLOTS_PER_BYTE;
 use crate::table::{TableError, HEADER_SIZE};
 use crate::value::Tally;
+
+/// Slots per payload byte of a WDL file: five base-3 digits (3^5 = 243
+/// fits a byte).
+pub const SLOTS_PER_BYTE: u64 = 5;
 
 /// Slots per group.
 pub const GROUP_SLOTS: u64 = 256;

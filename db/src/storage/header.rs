@@ -361,9 +361,9 @@ impl<F: OwnFields> MappedFile<F> {
             file.read_to_end(&mut bytes).map_err(io)?;
             Header::<F>::decode(&bytes, path)?;
         }
-        // SAFETY: our files are written under a temporary name and renamed
-        // into place, never changed afterwards (see `map_file`).
-        let map = unsafe { map_file(&file) }.map_err(io)?;
+        // Our files are written under a temporary name and renamed into
+        // place, never changed afterwards (`map_file`'s contract).
+        let map = map_file(&file).map_err(io)?;
         let header = Header::<F>::decode(&map, path)?;
         let layout = F::layout(&header, &map, path)?;
         Ok(MappedFile { path: path.to_path_buf(), header, map, layout })

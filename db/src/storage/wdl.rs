@@ -88,11 +88,10 @@ use crate::value::{Tally, Value};
 pub const WDL_MAGIC: [u8; 8] = *b"MORRISWD";
 /// The WDL format version this library reads and writes.
 pub const WDL_FORMAT_VERSION: u32 = 1;
+pub use crate::storage::groups::SLOTS_PER_BYTE;
 pub use crate::storage::header::{
     ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_GROUPS, ENCODING_WDL_GROUPS_V1,
 };
-/// Slots per payload byte.
-pub const SLOTS_PER_BYTE: u64 = 5;
 /// Payload bytes per independently compressed block of a compressed WDL
 /// file (5,120 slots).
 pub const WDL_BLOCK_BYTES: usize = 1024;

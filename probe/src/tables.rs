@@ -1,0 +1,589 @@
+//! The one table front-end: a directory of one rule set's per-sector files,
+//! each mapped on first use and kept ([`Tables`]), the checks every query
+//! makes before it reads a file ([`check_position`]), the queries themselves
+//! (value, every move's value, a best move, the principal line), and a
+//! per-thread handle that probes without locks ([`TableProber`]).
+//!
+//! What differs between file formats is an [`Encoding`]: our DTM tables
+//! ([`Dtm`], `.mtb` / `.mtz`), our WDL files ([`crate::wdl::WdlFiles`],
+//! `.mwdl`) and Malom's files ([`crate::malom::MalomFiles`], `.sec2`). The
+//! names the rest of the code uses are aliases: [`crate::Database`] is
+//! `Tables<Dtm>`, [`crate::wdl::WdlDatabase`] is `Tables<WdlFiles>`.
+//!
+//! Errors keep a missing file ([`ProbeError::MissingTable`]) apart from a
+//! damaged or foreign one ([`ProbeError::Table`]), and both apart from a
+//! position that is wrong ([`ProbeError::InvalidPosition`],
+//! [`ProbeError::Unreachable`]).
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use morris_db::wdl::{Wdl, WdlTable};
+use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex, Store, Table, TableError, Value};
+
+use crate::{MissingHint, ProbeError};
+
+/// What a file says about a position, for the side to move.
+pub trait Answer: Copy + Debug + Send + Sync {
+    /// The value of a move for the mover, given this value of the position
+    /// it leads to.
+    fn back(self) -> Self;
+    /// Orders answers best first for the side to move (shortest win first,
+    /// longest loss last).
+    fn best_first(a: &Self, b: &Self) -> Ordering;
+    /// Win, draw or loss, without distance.
+    fn wdl(self) -> Wdl;
+}
+
+impl Answer for Value {
+    fn back(self) -> Value {
+        Value::back(self)
+    }
+
+    fn best_first(a: &Value, b: &Value) -> Ordering {
+        Value::best_first(a, b)
+    }
+
+    fn wdl(self) -> Wdl {
+        Wdl::from(self)
+    }
+}
+
+impl Answer for Wdl {
+    fn back(self) -> Wdl {
+        -self
+    }
+
+    fn best_first(a: &Wdl, b: &Wdl) -> Ordering {
+        b.cmp(a)
+    }
+
+    fn wdl(self) -> Wdl {
+        self
+    }
+}
+
+/// A file format of per-sector files: how to open one sector's file and how
+/// to read a position's answer from it.
+pub trait Encoding: Send + Sync + Debug {
+    /// One sector's open file.
+    type File: Send + Sync + Debug;
+    /// What the file says about a position.
+    type Answer: Answer;
+
+    /// Opens and checks the file of `sector` (header, size; not the payload
+    /// checksum).
+    ///
+    /// # Errors
+    /// [`TableError::Missing`] when there is no such file; the other
+    /// [`TableError`]s when it is damaged or of another rule set or sector.
+    fn open(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> Result<Self::File, TableError>;
+
+    /// Reads the whole file and checks its payload checksum (when the
+    /// format has one).
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] on a mismatch.
+    fn verify(&self, file: &Self::File) -> Result<(), TableError>;
+
+    /// The answer for the position `us` (to move) / `them` of the file's
+    /// sector; `index` is the sector's index when the caller keeps one.
+    ///
+    /// # Errors
+    /// [`ProbeError::Table`] when the slot holds no value (damage).
+    fn lookup(
+        &self,
+        file: &Self::File,
+        rules: &RuleSet,
+        index: Option<&SectorIndex>,
+        us: Bitboard,
+        them: Bitboard,
+    ) -> Result<Self::Answer, ProbeError>;
+
+    /// The answer for a side to move that has lost (fewer than 3 stones, or
+    /// the opponent has a line where a line wins).
+    fn lost(&self) -> Self::Answer;
+
+    /// The file name looked for and a hint on what to do, for
+    /// [`ProbeError::MissingTable`].
+    fn missing(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> (String, MissingHint);
+
+    /// Why a directory that does not exist is no database of this kind, and
+    /// how to make one.
+    fn no_directory(&self) -> &'static str;
+
+    /// The sectors with a file in `dir`, in the order of
+    /// [`morris_db::store::sector_order`].
+    fn sectors(&self, dir: &Path, rules: &RuleSet) -> std::io::Result<Vec<Sector>>;
+}
+
+/// A sector's file read for win, draw or loss only, whatever its encoding
+/// (for searches that stop at the tables: [`crate::prove`]).
+pub trait WdlSlots: Send + Sync {
+    /// Win, draw or loss at `slot`; `None` for padding, past the end, or
+    /// damage.
+    fn wdl_at(&self, slot: u64) -> Option<Wdl>;
+    /// The file's path (for errors).
+    fn file_path(&self) -> &Path;
+}
+
+impl WdlSlots for Table {
+    #[inline]
+    fn wdl_at(&self, slot: u64) -> Option<Wdl> {
+        self.value(slot).map(Wdl::from)
+    }
+
+    fn file_path(&self) -> &Path {
+        self.path()
+    }
+}
+
+impl WdlSlots for WdlTable {
+    #[inline]
+    fn wdl_at(&self, slot: u64) -> Option<Wdl> {
+        self.wdl(slot)
+    }
+
+    fn file_path(&self) -> &Path {
+        self.path()
+    }
+}
+
+/// Win, draw or loss of a canonical position's `slot` in `file`.
+///
+/// # Errors
+/// [`ProbeError::Table`] when the slot holds no value ([`no_value`]).
+#[inline]
+pub fn read_wdl(file: &dyn WdlSlots, slot: u64) -> Result<Wdl, ProbeError> {
+    file.wdl_at(slot).ok_or_else(|| no_value(file.file_path(), slot))
+}
+
+/// The error for a canonical position's slot that holds no value: the file
+/// is damaged.
+pub fn no_value(path: &Path, slot: u64) -> ProbeError {
+    ProbeError::Table(TableError::Corrupt {
+        path: path.to_path_buf(),
+        field: "payload",
+        detail: format!("slot {slot} of a canonical position holds no value"),
+    })
+}
+
+/// Whether `pos` has a stone off `rules`' board: then it is a position of
+/// another rule set, which no index of this one may read.
+#[inline]
+fn off_board(rules: &RuleSet, pos: &Position) -> bool {
+    (pos.white() | pos.black()) & !rules.board().all() != 0
+}
+
+/// Refuses a position with a stone off `rules`' board (one validated under
+/// another rule set), with the reason [`morris_db::Setup::validate`] gives.
+/// A [`Position`] is not validated again: it was checked when it was made,
+/// and this is the one check that keeps one of another rule set from
+/// being read out of bounds (its sector is then checked by
+/// [`Tables::table`]).
+///
+/// # Errors
+/// [`ProbeError::InvalidPosition`].
+pub(crate) fn check_board(rules: &RuleSet, pos: &Position) -> Result<(), ProbeError> {
+    if off_board(rules, pos) {
+        pos.to_setup().validate(rules)?;
+    }
+    Ok(())
+}
+
+/// The checks every query makes before it reads a file. `Ok(true)` when
+/// the side to move has already lost (fewer than 3 stones, or where a line
+/// wins, the opponent has one); `Ok(false)` when a file must be read.
+/// `pos` is a [`Position`] of `rules` (validated when it was made), so it
+/// is not validated again: only a stone off the board (a position of
+/// another rule set) is refused here, before an index reads it.
+///
+/// # Errors
+/// [`ProbeError::InvalidPosition`] for a stone off the board;
+/// [`ProbeError::Unreachable`] when the game ended before this side was
+/// to move (the opponent has fewer than 3 stones, or the side to move has
+/// a line).
+pub fn check_position(rules: &RuleSet, pos: &Position) -> Result<bool, ProbeError> {
+    check_board(rules, pos)?;
+    let us = pos.us().count_ones() + pos.us_in_hand() as u32;
+    let them = pos.them().count_ones() + pos.them_in_hand() as u32;
+    if them < 3 {
+        return Err(ProbeError::Unreachable(format!(
+            "{} has fewer than 3 stones, so the game ended before {} was to move",
+            pos.side_to_move().other(),
+            pos.side_to_move()
+        )));
+    }
+    if us < 3 {
+        return Ok(true);
+    }
+    if rules.line_wins() {
+        // Three Men's Morris: the opponent's line ended the game; a line of
+        // the side to move cannot arise (WDL files read padding as a draw,
+        // so this must be caught here).
+        if rules.has_line(pos.them()) {
+            return Ok(true);
+        }
+        if rules.has_line(pos.us()) {
+            return Err(ProbeError::Unreachable(format!(
+                "{} has a line, so the game ended before {} was to move",
+                pos.side_to_move(),
+                pos.side_to_move()
+            )));
+        }
+    }
+    Ok(false)
+}
+
+/// An open database: one rule set's files of one encoding in one
+/// directory. Opening is cheap; each file is mapped on first use (and, by
+/// default, its payload checksum checked then) and kept. `Send + Sync`.
+#[derive(Debug)]
+pub struct Tables<E: Encoding> {
+    dir: PathBuf,
+    rules: RuleSet,
+    options: ProbeOptions,
+    encoding: E,
+    files: RwLock<HashMap<Sector, Arc<E::File>>>,
+}
+
+impl<E: Encoding> Tables<E> {
+    /// Opens the files of `rules` in `dir`, read as `encoding`. Maps
+    /// nothing yet.
+    ///
+    /// # Errors
+    /// [`ProbeError::NoDatabase`] when `dir` is not a directory.
+    pub fn with_encoding(
+        dir: impl AsRef<Path>,
+        rules: RuleSet,
+        options: ProbeOptions,
+        encoding: E,
+    ) -> Result<Tables<E>, ProbeError> {
+        let dir = dir.as_ref().to_path_buf();
+        if !dir.is_dir() {
+            let why = if dir.exists() { "not a directory" } else { encoding.no_directory() };
+            return Err(ProbeError::NoDatabase { path: dir, why: why.to_string() });
+        }
+        Ok(Tables { dir, rules, options, encoding, files: RwLock::new(HashMap::new()) })
+    }
+
+    /// The rule set.
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The encoding.
+    pub fn encoding(&self) -> &E {
+        &self.encoding
+    }
+
+    /// The sectors with a file in the directory, in the order of
+    /// [`morris_db::store::sector_order`] (sliding sectors first, then
+    /// placement ones: [`Sector::is_sliding`] tells the phase).
+    ///
+    /// # Errors
+    /// When the directory cannot be read.
+    pub fn sectors(&self) -> std::io::Result<Vec<Sector>> {
+        self.encoding.sectors(&self.dir, &self.rules)
+    }
+
+    /// The file of `sector`, mapped and checked on first use.
+    ///
+    /// # Errors
+    /// [`ProbeError::Unreachable`] for a sector the rule set cannot have,
+    /// or that no game reaches ([`RuleSet::sector_occurs`]);
+    /// [`ProbeError::MissingTable`] when the file is not there;
+    /// [`ProbeError::Table`] when it is damaged or of another rule set or
+    /// sector.
+    pub fn table(&self, sector: Sector) -> Result<Arc<E::File>, ProbeError> {
+        if let Some(t) = self.files.read().ok().and_then(|m| m.get(&sector).cloned()) {
+            return Ok(t);
+        }
+        self.rules.check_sector(sector).map_err(|e| ProbeError::Unreachable(e.to_string()))?;
+        if !self.rules.sector_occurs(sector) {
+            return Err(ProbeError::Unreachable(format!(
+                "sector {sector}: the player who just moved has no stone on the board, \
+                 which only the start position has (a move never removes the mover's own stones)"
+            )));
+        }
+        let file = match self.encoding.open(&self.dir, &self.rules, sector) {
+            Ok(f) => f,
+            Err(TableError::Missing { .. }) => {
+                let (file, hint) = self.encoding.missing(&self.dir, &self.rules, sector);
+                return Err(ProbeError::MissingTable { sector, dir: self.dir.clone(), file, hint });
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if self.options.verify_checksums {
+            self.encoding.verify(&file)?;
+        }
+        let file = Arc::new(file);
+        if let Ok(mut map) = self.files.write() {
+            map.insert(sector, file.clone());
+        }
+        Ok(file)
+    }
+
+    /// The value of `pos` for the side to move (for our DTM tables `Win(n)`
+    /// / `Loss(n)` with n plies to the end of the game under perfect play,
+    /// or `Draw`). A side to move with fewer than 3 stones has lost.
+    ///
+    /// # Errors
+    /// As [`check_position`], and the errors of [`Tables::table`].
+    pub fn value(&self, pos: &Position) -> Result<E::Answer, ProbeError> {
+        if check_position(&self.rules, pos)? {
+            return Ok(self.encoding.lost());
+        }
+        let table = self.table(pos.sector())?;
+        self.encoding.lookup(&table, &self.rules, None, pos.us(), pos.them())
+    }
+
+    /// Every legal move with its value for the mover, best first
+    /// ([`Answer::best_first`]; ties in notation order). Empty when the game
+    /// is over.
+    ///
+    /// # Errors
+    /// As [`Tables::value`], for the position or any position a move leads
+    /// to.
+    pub fn analyze(&self, pos: &Position) -> Result<Vec<(Move, E::Answer)>, ProbeError> {
+        // Refuses what `value` refuses (invalid or after the end of the game).
+        self.value(pos)?;
+        let board = self.rules.board();
+        let mut out = pos
+            .legal_moves(&self.rules)
+            .into_iter()
+            .map(|mv| Ok((mv, self.value(&pos.play_unchecked(mv))?.back())))
+            .collect::<Result<Vec<_>, ProbeError>>()?;
+        out.sort_by(|a, b| {
+            E::Answer::best_first(&a.1, &b.1).then_with(|| a.0.notation(board).cmp(&b.0.notation(board)))
+        });
+        Ok(out)
+    }
+
+    /// A best move with its value (see [`Tables::analyze`] for the order);
+    /// `None` when the game is over.
+    ///
+    /// # Errors
+    /// As [`Tables::analyze`].
+    pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, E::Answer)>, ProbeError> {
+        Ok(self.analyze(pos)?.into_iter().next())
+    }
+
+    /// The principal line from `pos`: a best move of the side to move (see
+    /// [`Tables::best_move`]), then a best move of the opponent, and so on,
+    /// each with its value for the player who makes it, until the game ends
+    /// or `max_plies` moves are listed. With DTM tables, from a won or lost
+    /// position the line is exactly as long as the distance to mate (the
+    /// winner takes the shortest win, the loser the longest loss) and ends
+    /// the game; from a draw it never ends, so `max_plies` bounds it. Empty
+    /// when the game is over.
+    ///
+    /// ```
+    /// use morris_db::{Position, RuleSet, Value};
+    /// use morris_probe::Database;
+    ///
+    /// // A tiny database: the sliding sector 3-3 of the standard game.
+    /// let rules = RuleSet::preset("nine")?;
+    /// let dir = tempfile::tempdir()?;
+    /// let options = morris_solver::SolveOptions { max_stones: 6, progress: false };
+    /// morris_solver::solve_sliding(&rules, dir.path(), &options)?;
+    ///
+    /// let db = Database::open(dir.path(), rules)?;
+    /// let pos = Position::parse("W:a4,d1,g4 B:b2,d6,f2 w", db.rules())?;
+    /// assert_eq!(db.value(&pos)?, Value::win(15).unwrap()); // ok: 15 plies is a valid DTM
+    /// let line = db.principal_line(&pos, 100)?;
+    /// assert_eq!(line.len(), 15); // to the end of the game
+    /// assert_eq!(line[0].1, Value::win(15).unwrap()); // ok: a valid DTM
+    /// assert_eq!(line[14].1, Value::win(1).unwrap()); // ok: a valid DTM
+    /// for (mv, value) in &line {
+    ///     println!("{} {value:?}", mv.notation(db.rules().board()));
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Tables::analyze`], for any position on the line.
+    pub fn principal_line(&self, pos: &Position, max_plies: usize) -> Result<Vec<(Move, E::Answer)>, ProbeError> {
+        let mut line = Vec::new();
+        let mut current = *pos;
+        while line.len() < max_plies {
+            let Some((mv, value)) = self.best_move(&current)? else {
+                break;
+            };
+            line.push((mv, value));
+            current = current.play_unchecked(mv);
+        }
+        Ok(line)
+    }
+
+    /// A [`TableProber`] for fast repeated probes from one thread.
+    pub fn prober(&self) -> TableProber<'_, E> {
+        TableProber { db: self, tables: Vec::new() }
+    }
+}
+
+/// A handle for many probes from one thread: it keeps the files and sector
+/// indexes it has used, so that a probe touches no lock and no shared
+/// counter (each [`Tables::value`] call takes a read lock and clones shared
+/// handles, which threads probing at once contend for). Answers exactly as
+/// [`Tables::value`]. Get one per thread with [`Tables::prober`].
+///
+/// ```no_run
+/// use morris_db::{Position, RuleSet};
+/// use morris_probe::Database;
+///
+/// let db = Database::open("nine-db", RuleSet::preset("nine")?)?;
+/// let positions: Vec<Position> = Vec::new(); // ... from an engine's search
+/// std::thread::scope(|s| {
+///     for chunk in positions.chunks(positions.len() / 2 + 1) {
+///         let db = &db;
+///         s.spawn(move || {
+///             let mut prober = db.prober();
+///             chunk.iter().map(|p| prober.value(p)).collect::<Vec<_>>()
+///         });
+///     }
+/// });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct TableProber<'a, E: Encoding> {
+    db: &'a Tables<E>,
+    tables: Vec<(Sector, SectorIndex, Arc<E::File>)>,
+}
+
+impl<E: Encoding> TableProber<'_, E> {
+    /// The value of `pos`, as [`Tables::value`].
+    ///
+    /// # Errors
+    /// As [`Tables::value`].
+    #[inline]
+    pub fn value(&mut self, pos: &Position) -> Result<E::Answer, ProbeError> {
+        let rules = &self.db.rules;
+        let sector = pos.sector();
+        if rules.line_wins() || sector.w + sector.wh < 3 || sector.b + sector.bh < 3 || off_board(rules, pos) {
+            // Every unusual case, and every error, as `Tables::value` says.
+            return self.db.value(pos);
+        }
+        let i = match self.tables.iter().position(|(s, _, _)| *s == sector) {
+            Some(i) => i,
+            None => {
+                let table = self.db.table(sector)?;
+                let index = rules.indexer().sector(sector);
+                self.tables.push((sector, index, table));
+                self.tables.len() - 1
+            }
+        };
+        let (_, index, table) = &self.tables[i];
+        self.db.encoding.lookup(table, rules, Some(index), pos.us(), pos.them())
+    }
+}
+
+/// Our DTM tables ([`morris_db::table`], `.mtb`, or compressed `.mtz`): the
+/// exact value with distance.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Dtm;
+
+impl Encoding for Dtm {
+    type File = Table;
+    type Answer = Value;
+
+    fn open(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> Result<Table, TableError> {
+        let len = rules.indexer().sector(sector).len();
+        Table::open(dir, rules, sector, len)
+    }
+
+    fn verify(&self, file: &Table) -> Result<(), TableError> {
+        file.verify_checksum()
+    }
+
+    #[inline]
+    fn lookup(
+        &self,
+        file: &Table,
+        rules: &RuleSet,
+        index: Option<&SectorIndex>,
+        us: Bitboard,
+        them: Bitboard,
+    ) -> Result<Value, ProbeError> {
+        let slot = match index {
+            Some(index) => index.index(us, them),
+            None => rules.indexer().slot(us, them),
+        };
+        file.value(slot).ok_or_else(|| no_value(file.path(), slot))
+    }
+
+    fn lost(&self) -> Value {
+        Value::LOST
+    }
+
+    fn missing(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> (String, MissingHint) {
+        let store = Store::new(dir);
+        let file =
+            store.table_path(rules, sector).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let others = store.other_rule_sets(rules.name());
+        let hint = if !others.is_empty() {
+            MissingHint::OtherRuleSets(others)
+        } else {
+            MissingHint::Unsolved { rules: rules.name().to_string(), placement: !sector.is_sliding() }
+        };
+        (file, hint)
+    }
+
+    fn no_directory(&self) -> &'static str {
+        "does not exist (no tables were solved there)"
+    }
+
+    fn sectors(&self, dir: &Path, rules: &RuleSet) -> std::io::Result<Vec<Sector>> {
+        Store::new(dir).dtm_sectors(rules)
+    }
+}
+
+/// Options for opening a database.
+#[derive(Debug, Clone)]
+pub struct ProbeOptions {
+    /// Check each table's payload checksum when it is first mapped (a full
+    /// read of the file, about 0.1 s per GB). Default: on.
+    pub verify_checksums: bool,
+}
+
+impl Default for ProbeOptions {
+    fn default() -> Self {
+        ProbeOptions { verify_checksums: true }
+    }
+}
+
+/// An open database of our DTM tables: one rule set's tables in one
+/// directory (the front-end of [`tables`] over the [`Dtm`] encoding). Maps
+/// each table on first use; `Send + Sync`.
+pub type Database = Tables<Dtm>;
+
+/// A handle for many probes of a [`Database`] from one thread (see
+/// [`TableProber`]).
+pub type Prober<'a> = TableProber<'a, Dtm>;
+
+impl Tables<Dtm> {
+    /// Opens the database in `dir` for `rules`, with default options. Maps
+    /// nothing yet.
+    ///
+    /// # Errors
+    /// [`ProbeError::NoDatabase`] when `dir` is not a directory.
+    pub fn open(dir: impl AsRef<Path>, rules: RuleSet) -> Result<Database, ProbeError> {
+        Database::open_with(dir, rules, ProbeOptions::default())
+    }
+
+    /// Opens the database in `dir` for `rules` with `options`.
+    ///
+    /// # Errors
+    /// [`ProbeError::NoDatabase`] when `dir` is not a directory.
+    pub fn open_with(dir: impl AsRef<Path>, rules: RuleSet, options: ProbeOptions) -> Result<Database, ProbeError> {
+        Tables::with_encoding(dir, rules, options, Dtm)
+    }
+}

@@ -1,0 +1,84 @@
+//! `morris bench-serve`: load the server on loopback and report requests
+//! per second, latency percentiles and memory (`morris_server::bench`).
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::bail;
+use clap::Args;
+use morris_server::bench::{self, BenchOptions};
+
+use crate::args::ServedArgs;
+
+/// Load the server on loopback and report its throughput.
+///
+/// Load the server on loopback: N concurrent clients for T seconds on
+/// random positions; requests per second, latency percentiles, errors,
+/// memory.
+#[derive(Args)]
+pub struct BenchServeArgs {
+    #[command(flatten)]
+    served: ServedArgs,
+    /// Concurrent clients (threads, one kept-alive connection each).
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    clients: usize,
+    /// Seconds of load.
+    #[arg(long, value_name = "T", default_value_t = 20.0)]
+    seconds: f64,
+    /// At most this many stones on the board in the random positions.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    max_stones: u32,
+    /// Random positions per rule set.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    positions: usize,
+    /// Seed of the random positions.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// Runs `morris bench-serve`.
+pub fn run(args: BenchServeArgs) -> anyhow::Result<ExitCode> {
+    if !(args.seconds > 0.0 && args.seconds <= 3600.0) || args.clients == 0 || args.clients > 1024 {
+        bail!("--seconds must be in (0, 3600] and --clients in 1..=1024");
+    }
+    let config = args.served.config()?;
+    let options = BenchOptions {
+        clients: args.clients,
+        duration: Duration::from_secs_f64(args.seconds),
+        max_stones: args.max_stones,
+        positions: args.positions.max(1),
+        seed: args.seed,
+    };
+    let r = bench::run(&config, &options)?;
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{} clients, {:.1} s: {} requests, {:.0} requests/s, {} errors",
+        args.clients,
+        r.elapsed.as_secs_f64(),
+        r.requests,
+        r.rate(),
+        r.errors
+    )?;
+    writeln!(
+        out,
+        "latency: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        ms(r.p50),
+        ms(r.p90),
+        ms(r.p99),
+        ms(r.max)
+    )?;
+    writeln!(
+        out,
+        "resident memory (server and clients): {} MiB at the start of the load, {} MiB peak, {} MiB at the end",
+        r.rss_kib.0 / 1024,
+        r.rss_kib.1 / 1024,
+        r.rss_kib.2 / 1024
+    )?;
+    if let Some(e) = r.first_error {
+        writeln!(out, "first error: {e}")?;
+    }
+    Ok(if r.errors == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

@@ -1,0 +1,316 @@
+//! The whole game of `six` (its sliding and placement tables) through
+//! the `morris` binary: `solve --plan` before and after, resuming `solve
+//! --phase all` after a kill, compressed tables (`morris compress`),
+//! placement tables included, against their originals slot by slot and
+//! probed from several threads at once, and `solve --compress` (from an
+//! empty directory, killed and resumed, from `.mtb` or only `.mtz` sliding
+//! tables) against a clean solve without it.
+//!
+//! Expected values: the bytes and headers of a clean solve.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::process::{Output, Stdio};
+use std::sync::OnceLock;
+
+use crate::common::{morris, tables, temporaries};
+use morris_db::table::HEADER_SIZE;
+use morris_db::{Color, RuleSet, Sector, Setup, Table};
+use morris_probe::Database;
+
+fn run(args: &[&str], dir: &Path) -> Output {
+    morris().args(args).arg("--db").arg(dir).output().unwrap()
+}
+
+fn ok(args: &[&str], dir: &Path) -> String {
+    let out = run(args, dir);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Slots of a table file (its entries: two bytes each after the header).
+fn slots(bytes: &[u8]) -> u64 {
+    (bytes.len() - HEADER_SIZE) as u64 / 2
+}
+
+/// A clean solve of the whole game of `six`, made once.
+fn clean() -> &'static (tempfile::TempDir, BTreeMap<String, Vec<u8>>) {
+    static CLEAN: OnceLock<(tempfile::TempDir, BTreeMap<String, Vec<u8>>)> = OnceLock::new();
+    CLEAN.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        ok(&["solve", "--rules", "six", "--phase", "all", "-q"], dir.path());
+        let t = tables(dir.path());
+        (dir, t)
+    })
+}
+
+fn plan(dir: &Path) -> String {
+    ok(&["solve", "--rules", "six", "--phase", "all", "--plan"], dir)
+}
+
+#[test]
+fn plan_and_resume_after_a_kill() {
+    let (_, expected) = clean();
+    assert!(expected.len() > 100, "{} tables", expected.len());
+    let all_slots: u64 = expected.values().map(|b| slots(b)).sum();
+
+    let dir = tempfile::tempdir().unwrap();
+    let before = plan(dir.path());
+    let n = expected.len();
+    assert!(before.starts_with(&format!("{n} tables of six to solve, {all_slots} slots")), "{before}");
+
+    // Killed once some placement tables are written (names with stones in
+    // hand), then resumed.
+    let mut child = morris()
+        .args(["solve", "--rules", "six", "--phase", "all", "-q", "--db"])
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let placement = |name: &String| !name.ends_with("_0_0.mtb");
+    loop {
+        if tables(dir.path()).keys().filter(|n| placement(n)).count() >= 5 {
+            break;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the solve ended before it was killed");
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let partial = tables(dir.path());
+    assert!(partial.len() < expected.len(), "killed after the solve ended");
+    for (name, bytes) in &partial {
+        assert_eq!(Some(bytes), expected.get(name), "{name}: differs from a clean solve");
+    }
+    // The plan counts what is missing.
+    let missing_slots: u64 = expected.iter().filter(|(n, _)| !partial.contains_key(*n)).map(|(_, b)| slots(b)).sum();
+    let missing = expected.len() - partial.len();
+    let middle = plan(dir.path());
+    assert!(middle.starts_with(&format!("{missing} tables of six to solve, {missing_slots} slots")), "{middle}");
+
+    ok(&["solve", "--rules", "six", "--phase", "all", "-q"], dir.path());
+    assert_eq!(&tables(dir.path()), expected, "the resumed solve differs from a clean one");
+    let leftovers = temporaries(dir.path());
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    assert!(plan(dir.path()).starts_with("nothing to solve"), "{}", plan(dir.path()));
+}
+
+#[test]
+fn compressed_tables_equal_their_originals_slot_by_slot() {
+    let (source, expected) = clean();
+    let rules = RuleSet::preset("six").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in expected {
+        fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    ok(&["compress", "--rules", "six"], dir.path());
+
+    // Every slot of every table, sliding and placement, as the original.
+    let packed_dir = tempfile::tempdir().unwrap();
+    let mut compared = 0u64;
+    let mut sectors: Vec<Sector> = Vec::new();
+    for name in expected.keys() {
+        let mtz = name.replace(".mtb", ".mtz");
+        let original = Table::open_unchecked(&dir.path().join(name)).unwrap();
+        let packed = Table::open_unchecked(&dir.path().join(&mtz)).unwrap();
+        assert!(packed.is_compressed() && !original.is_compressed(), "{mtz}");
+        packed.verify_checksum().unwrap();
+        assert_eq!(packed.header().entry_count, original.header().entry_count, "{mtz}");
+        for slot in 0..original.header().entry_count {
+            assert_eq!(packed.entry(slot), original.entry(slot), "{mtz}: slot {slot}");
+        }
+        compared += original.header().entry_count;
+        sectors.push(original.header().sector);
+        fs::copy(dir.path().join(&mtz), packed_dir.path().join(&mtz)).unwrap();
+    }
+    assert!(compared > 3_000_000, "{compared} slots");
+
+    // Four threads probing the compressed tables alone at once answer as
+    // the originals, placement positions included.
+    let packed = Database::open(packed_dir.path(), rules.clone()).unwrap();
+    let originals = Database::open(source.path(), rules.clone()).unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..4usize {
+            let (packed, originals, sectors, rules) = (&packed, &originals, &sectors, &rules);
+            scope.spawn(move || {
+                for (k, sector) in sectors.iter().enumerate() {
+                    let index = rules.indexer().sector(*sector);
+                    for slot in (t as u64..index.len()).step_by(4 * 37 + k % 3) {
+                        let Some((us, them)) = index.position(slot) else { continue };
+                        let side = if (slot + k as u64) & 1 == 0 { Color::White } else { Color::Black };
+                        // A side to move the hands do not allow is no position.
+                        let setup = Setup::from_relative(us, them, side, sector.wh, sector.bh);
+                        let Ok(pos) = setup.validate(rules) else { continue };
+                        let (a, b) = (packed.value(&pos), originals.value(&pos));
+                        assert_eq!(a.as_ref().ok(), b.as_ref().ok(), "{}", pos.to_text(rules.board()));
+                    }
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn compress_refuses_a_damaged_original() {
+    let (_, expected) = clean();
+    let dir = tempfile::tempdir().unwrap();
+    let name = "six_3_3_0_0.mtb";
+    let mut bytes = expected[name].clone();
+    let last = bytes.len() - 3;
+    bytes[last] ^= 0x10;
+    fs::write(dir.path().join(name), &bytes).unwrap();
+    let out = run(&["compress", "--rules", "six"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("payload checksum"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!dir.path().join("six_3_3_0_0.mtz").exists(), "no compressed table of a damaged original");
+    assert_eq!(fs::read(dir.path().join(name)).unwrap(), bytes, "the original is kept");
+}
+
+/// The files of a directory, by name.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+/// Checks a directory against the clean solve: every table there is whole,
+/// as `.mtb` (the clean bytes) or `.mtz` (the clean header's counts and
+/// every slot the clean entry); with `complete`, every table is there,
+/// only as `.mtz`, and nothing else is.
+fn check_against_clean(dir: &Path, complete: bool) {
+    let (_, expected) = clean();
+    for (name, bytes) in expected {
+        let plain = dir.join(name);
+        let packed = dir.join(name.replace(".mtb", ".mtz"));
+        if plain.exists() {
+            assert!(!complete, "{name}: still there as .mtb");
+            assert_eq!(&fs::read(&plain).unwrap(), bytes, "{name}: differs from a clean solve");
+        }
+        if packed.exists() {
+            let original = Table::open_unchecked(&plain_copy(name, bytes)).unwrap();
+            let z = Table::open_unchecked(&packed).unwrap();
+            z.verify_checksum().unwrap();
+            let (a, b) = (z.header(), original.header());
+            assert_eq!(
+                (a.sector, a.entry_count, a.canonical_positions, a.wins, a.losses, a.draws, a.own),
+                (b.sector, b.entry_count, b.canonical_positions, b.wins, b.losses, b.draws, b.own),
+                "{name}: header"
+            );
+            for slot in 0..b.entry_count {
+                assert_eq!(z.entry(slot), original.entry(slot), "{name}: slot {slot}");
+            }
+        } else {
+            assert!(!complete, "{name}: no .mtz table");
+        }
+    }
+    if complete {
+        let expected_names: Vec<String> = expected.keys().map(|n| n.replace(".mtb", ".mtz")).collect();
+        assert_eq!(names(dir), expected_names, "the directory holds exactly the compressed tables");
+    }
+}
+
+/// The clean table `name` as a file (in a directory kept for the test run).
+fn plain_copy(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    static COPIES: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let path = COPIES.get_or_init(|| tempfile::tempdir().unwrap()).path().join(name);
+    if !path.exists() {
+        let tmp = path.with_extension(format!("{}.part", std::process::id()));
+        fs::write(&tmp, bytes).unwrap();
+        fs::rename(&tmp, &path).unwrap();
+    }
+    path
+}
+
+fn stats_csv(dir: &Path) -> String {
+    ok(&["stats", "--rules", "six", "--format", "csv"], dir)
+}
+
+#[test]
+fn solve_compress_gives_the_clean_values_and_leaves_only_mtz() {
+    let (source, expected) = clean();
+    let dir = tempfile::tempdir().unwrap();
+    let plan = ok(&["solve", "--rules", "six", "--phase", "all", "--compress", "--plan"], dir.path());
+    assert!(plan.contains("at the peak with --compress"), "{plan}");
+    let out = ok(&["solve", "--rules", "six", "--phase", "all", "--compress", "-q"], dir.path());
+    assert!(out.contains(&format!("compressed {} tables", expected.len())), "{out}");
+    check_against_clean(dir.path(), true);
+    assert_eq!(stats_csv(dir.path()), stats_csv(source.path()));
+    let verified = ok(&["verify", "--rules", "six", "-q"], dir.path());
+    let n = expected.len();
+    assert!(verified.contains(&format!("{n} of {n} tables OK")), "{verified}");
+}
+
+#[test]
+fn solve_compress_resumes_after_kills() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["solve", "--rules", "six", "--phase", "all", "--compress", "-q", "--db"];
+    // Killed three times: as soon as a compressed table is being written
+    // (a `.mtz.tmp` file), then after 40 and 90 compressed tables; each
+    // time every table left is whole, then a rerun finishes the job.
+    let mut caught_writing = false;
+    for stop_at in [0usize, 40, 90] {
+        let mut child = morris().args(args).arg(dir.path()).stdout(Stdio::null()).spawn().unwrap();
+        loop {
+            let names = names(dir.path());
+            let writing = names.iter().any(|n| n.ends_with(".mtz.tmp"));
+            if (stop_at == 0 && writing) || names.iter().filter(|n| n.ends_with(".mtz")).count() >= stop_at.max(1) {
+                caught_writing |= writing;
+                break;
+            }
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        check_against_clean(dir.path(), false);
+    }
+    eprintln!("killed while a .mtz file was being written: {caught_writing}");
+    ok(&["solve", "--rules", "six", "--phase", "all", "--compress", "-q"], dir.path());
+    check_against_clean(dir.path(), true);
+    let n = clean().1.len();
+    let verified = ok(&["verify", "--rules", "six", "-q"], dir.path());
+    assert!(verified.contains(&format!("{n} of {n} tables OK")), "{verified}");
+}
+
+#[test]
+fn solve_compress_from_sliding_tables_on_disk() {
+    let (_, expected) = clean();
+    // The sliding tables there as `.mtb` (a sliding solve done before): all
+    // are compressed by the end, the clean values everywhere.
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in expected.iter().filter(|(n, _)| n.ends_with("_0_0.mtb")) {
+        fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    ok(&["solve", "--rules", "six", "--phase", "all", "--compress", "-q"], dir.path());
+    check_against_clean(dir.path(), true);
+
+    // The sliding tables there only as `.mtz` (a sliding solve with
+    // --compress: no placement sector in that run reads them): those the
+    // placement sectors read are expanded for them, then removed again.
+    let dir = tempfile::tempdir().unwrap();
+    let out = ok(&["solve", "--rules", "six", "--compress", "-q"], dir.path());
+    let sliding = expected.keys().filter(|n| n.ends_with("_0_0.mtb")).count();
+    assert!(out.contains(&format!("compressed {sliding} tables")), "{out}");
+    assert!(names(dir.path()).iter().all(|n| n.ends_with(".mtz")), "{:?}", names(dir.path()));
+    let out = ok(&["solve", "--rules", "six", "--phase", "all", "--compress", "-q"], dir.path());
+    assert!(out.contains("expanded"), "{out}");
+    check_against_clean(dir.path(), true);
+
+    // Without --compress, expanded tables go back to `.mtz` alone too, and
+    // the tables solved stay `.mtb`.
+    let dir = tempfile::tempdir().unwrap();
+    ok(&["solve", "--rules", "six", "--compress", "-q"], dir.path());
+    ok(&["solve", "--rules", "six", "--phase", "all", "-q"], dir.path());
+    for (name, bytes) in expected {
+        let plain = dir.path().join(name);
+        if name.ends_with("_0_0.mtb") {
+            assert!(!plain.exists(), "{name}: expanded and kept");
+        } else {
+            assert_eq!(&fs::read(&plain).unwrap(), bytes, "{name}");
+        }
+    }
+    check_against_clean(dir.path(), false);
+}
