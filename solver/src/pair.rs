@@ -737,8 +737,10 @@ pub(crate) fn exit_reads_table(rules: &RuleSet, target: Sector) -> bool {
 }
 
 /// Exit tables of at least this many bytes are copied into huge-page
-/// memory ([`Table::into_resident`]); measured on tables of 64 to 275 MB
-/// (README, "Capture look-ups prefetched").
+/// memory ([`Table::into_resident`]): a gain measured on tables of 64 to
+/// 275 MB of `nine-diagonal-noflying` (initialisation 0.87 of its time);
+/// copying every small table failed the Slurm runs, whose memory limits
+/// count no copies.
 const RESIDENT_FROM_BYTES: u64 = 32 << 20;
 
 /// Opens (and checksums) the solved table of `target`, where moves that

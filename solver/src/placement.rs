@@ -246,7 +246,7 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
     // In huge pages: pass 2 reads it at random, and a read that misses the
     // TLB waits for a page walk (on `nine-diagonal-noflying` 6-7-1-0, huge
     // pages alone took the sector to 0.94 of its time, with pass 2's
-    // prefetch to 0.67: README, Performance).
+    // prefetch to 0.67, medians of 3 alternated rounds).
     let mut by_them_entries = HugeCells::filled(by_them.len() as usize, PADDING_ENTRY)
         .map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?;
     let faults: usize = by_them_entries

@@ -6,6 +6,7 @@
 //! `cargo test -p CRATE --test it FILE::`.
 
 mod common;
+mod docs_links;
 mod full_board;
 mod integrity;
 mod lasker;

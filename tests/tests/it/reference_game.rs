@@ -194,7 +194,7 @@ fn lasker_with_stones(preset: &str, stones: u8) -> RuleSet {
 fn three_mens_morris_with_the_lasker_rule_agrees_with_the_reference() {
     let rules = RuleSet::custom("three", &Overrides { lasker: Some(true), ..Default::default() }).unwrap();
     let start = agree(rules, RefGame::three(true).with_lasker());
-    // Both solvers: still a win for White (in 11 plies, as the README says).
+    // Both solvers: still a win for White (in 11 plies, docs/results.md).
     assert_eq!(start, RefValue::Win(11));
 }
 

@@ -58,7 +58,7 @@ fn one_unit_at_a_time_gives_the_tables_of_a_whole_solve() {
     let whole = tempfile::tempdir().unwrap();
     ok(&["solve", "--rules", "six", "--phase", "all"], whole.path());
     let expected = tables(whole.path());
-    assert_eq!(expected.len(), 131, "six: 16 sliding and 115 placement tables (README)");
+    assert_eq!(expected.len(), 131, "six: 16 sliding and 115 placement tables (results/six-*.csv)");
 
     let units_dir = tempfile::tempdir().unwrap();
     for unit in units(&six(), u32::MAX, true) {

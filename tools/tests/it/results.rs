@@ -285,8 +285,7 @@ fn diagonal_placement_results_add_up_to_the_same_counts() {
 #[derive(Clone, Copy, PartialEq)]
 enum Start {
     /// `nine`: Gasser 1996, Gévay and Danner 2016; `nine-noflying`:
-    /// `morris prove`, a search that reads no placement table (README,
-    /// "Results").
+    /// `morris prove`, a search that reads no placement table (docs/results.md).
     Draw,
     /// `nine-diagonal`: `morris prove` likewise
     /// (`results/nine-diagonal-prove.txt`).

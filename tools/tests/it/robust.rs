@@ -9,7 +9,7 @@
 //! 24 points and `six`'s board 16; Three Men's Morris has three kinds of
 //! first move up to symmetry (a corner, an edge point, the centre), and its
 //! start is a win for White only by opening in the centre, a draw by a
-//! corner and a loss by an edge point (README "Rule sets", from the
+//! corner and a loss by an edge point (docs/results.md, from the
 //! published solution); a placement that makes a line ends Three Men's
 //! Morris in one ply.
 

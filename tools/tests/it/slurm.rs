@@ -123,7 +123,7 @@ fn expected_units(rules: &[&str]) -> usize {
 #[test]
 #[ignore = "needs Slurm: run tools/slurm/start-local-slurm.sh, then this test with --ignored"]
 fn six_whole_game_through_slurm_matches_a_local_solve() {
-    // 16 sliding and 115 placement tables (README, "Performance").
+    // 16 sliding and 115 placement tables (results/six-sliding.csv and six-placement.csv).
     through_slurm_matches_local(&["--rules", "six", "--phase", "all"], 131);
 }
 
