@@ -17,7 +17,6 @@ mod probe_queries;
 mod properties;
 mod reference;
 mod reference_game;
-mod rules_cli;
 mod rules_custom;
 mod rules_notation;
 mod rules_play;

@@ -1,61 +1,11 @@
 //! The `morris` command line for issue 3: `perft`, `replay`, custom rule
 //! sets (`--rules nine --stones 10 --no-flying`), positions given as Sanmill
 //! FEN, `show --fen`.
-//!
-//! `morris` belongs to another package, so Cargo gives this test no
-//! `CARGO_BIN_EXE_morris`: the first test that needs it builds it with the
-//! profile and target directory of this test binary and takes its path
-//! from Cargo's JSON messages.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
-fn morris_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().unwrap();
-        let profile_dir = exe
-            .parent()
-            .filter(|d| d.ends_with("deps"))
-            .and_then(Path::parent)
-            .expect("the test binary lives in <target>/<profile>/deps")
-            .to_path_buf();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("Cargo.toml");
-        let mut cmd = Command::new(cargo);
-        cmd.args(["build", "-p", "morris-tools", "--bin", "morris"])
-            .args(["--message-format", "json"])
-            .arg("--manifest-path")
-            .arg(&manifest);
-        match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") => cmd.args(["--profile", "test"]),
-            Some("release") => cmd.arg("--release"),
-            Some(other) => cmd.args(["--profile", other]),
-            None => &mut cmd,
-        };
-        if let Some(target) = profile_dir.ancestors().find(|d| d.join("CACHEDIR.TAG").is_file()) {
-            cmd.arg("--target-dir").arg(target);
-        }
-        let out = cmd.output().expect("running cargo");
-        let fallback = profile_dir.join("morris");
-        if !out.status.success() {
-            assert!(fallback.is_file(), "cargo build failed:\n{}", String::from_utf8_lossy(&out.stderr));
-            return fallback;
-        }
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        stdout
-            .lines()
-            .filter(|l| l.contains(r#""kind":["bin"]"#) && l.contains(r#""name":"morris""#))
-            .find_map(|l| {
-                let start = l.find(r#""executable":""#)? + r#""executable":""#.len();
-                let end = start + l[start..].find('"')?;
-                Some(PathBuf::from(&l[start..end]))
-            })
-            .unwrap_or(fallback)
-    })
-}
+use crate::common::morris_bin;
 
 /// Runs `morris args` with `stdin`; returns (success, stdout, stderr).
 fn run(args: &[&str], stdin: &str) -> (bool, String, String) {
