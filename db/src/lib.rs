@@ -32,3 +32,20 @@ pub use sector::Sector;
 pub use store::{FileKind, Store};
 pub use table::{Table, TableError, TableHeader};
 pub use value::{Even, Odd, Tally, Value};
+
+/// The most characters of an input that an error message quotes.
+pub const QUOTE_CHARS: usize = 80;
+
+/// `text` as an error message quotes it: whole when it is at most
+/// [`QUOTE_CHARS`] characters, else its first ones, `...` and its length,
+/// so that a mistaken 100 KB argument is not echoed back whole. Every error
+/// that shows an input, here and in the `morris` command line, quotes it
+/// through this function.
+pub fn quoted(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= QUOTE_CHARS {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(QUOTE_CHARS).collect();
+    format!("{head}... ({n} characters)")
+}

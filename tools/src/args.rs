@@ -9,7 +9,7 @@ use anyhow::bail;
 use clap::Args;
 use morris_db::fen::{is_fen, Clocks};
 use morris_db::rules::{FullBoardOutcome, Overrides};
-use morris_db::{Position, RuleSet};
+use morris_db::{Position, RuleSet, Store};
 use morris_server::{Config, DirArg};
 
 /// The rule set option shared by every subcommand: a preset, optionally
@@ -20,8 +20,13 @@ use morris_server::{Config, DirArg};
 pub struct RulesArg {
     /// Rule set: nine, nine-noflying, nine-diagonal, nine-diagonal-noflying,
     /// twelve, morabaraba, lasker, six, six-flying, three, three-nodiagonal.
-    #[arg(long, default_value = "nine", value_name = "PRESET")]
-    pub rules: String,
+    ///
+    /// Default: with `--db`, the rule set of the directory's tables when
+    /// they are of one rule set (a custom one too, told from its file
+    /// names; the custom options then change it); `nine` where there is no
+    /// table yet (`solve`, `value`, `plan`) or no database.
+    #[arg(long, value_name = "PRESET")]
+    pub rules: Option<String>,
     /// Custom rule set: stones per player.
     #[arg(long, value_name = "N", value_parser = number::<u8>(3..=12))]
     pub stones: Option<u8>,
@@ -68,40 +73,114 @@ impl RulesArg {
         }
     }
 
-    /// The options as command-line words, to give another `morris` the
-    /// same rule set.
-    pub fn to_args(&self) -> Vec<String> {
-        let mut args = vec!["--rules".to_string(), self.rules.clone()];
-        if let Some(n) = self.stones {
-            args.extend(["--stones".to_string(), n.to_string()]);
-        }
-        for (on, flag) in [
-            (self.flying, "--flying"),
-            (self.no_flying, "--no-flying"),
-            (self.remove_per_mill, "--remove-per-mill"),
-            (self.remove_from_mills, "--remove-from-mills"),
-            (self.lasker, "--lasker"),
-            (self.no_lasker, "--no-lasker"),
-        ] {
-            if on {
-                args.push(flag.to_string());
-            }
-        }
-        if let Some(o) = &self.full_board {
-            args.extend(["--full-board".to_string(), o.clone()]);
-        }
-        args
+    /// The rule set named by `--rules` (`nine` when it is absent), with
+    /// the overrides applied: for the subcommands that read no database.
+    pub fn rule_set(&self) -> anyhow::Result<RuleSet> {
+        self.apply(RuleSet::preset(self.rules.as_deref().unwrap_or(DEFAULT_RULES))?)
     }
 
-    /// The rule set named by `--rules`, with the overrides applied.
-    pub fn rule_set(&self) -> anyhow::Result<RuleSet> {
-        let preset = RuleSet::preset(&self.rules)?;
+    /// The rule set for the database directory `dir`: the one `--rules`
+    /// names; without `--rules`, the one whose tables `dir` holds
+    /// ([`Store::rule_set`]), or where it holds none `nine` for a
+    /// subcommand that creates tables and an error for one that reads
+    /// them. The overrides apply to the rule set found.
+    ///
+    /// # Errors
+    /// An unknown preset or overrides that do not fit; a directory with
+    /// tables of several rule sets (naming them), or, for a reader, without
+    /// any.
+    pub fn rule_set_in(&self, dir: &Path, dir_use: DirUse) -> anyhow::Result<RuleSet> {
+        if self.rules.is_some() {
+            return self.rule_set();
+        }
+        match Store::new(dir).rule_set()? {
+            Some(found) => self.apply(found),
+            None if dir_use == DirUse::Creates => self.rule_set(),
+            None if !dir.is_dir() => {
+                bail!("database directory {} does not exist or is not a directory", dir.display())
+            }
+            None => bail!(
+                "{} holds no table (no `.mtb` or `.mtz` file); solve some with `morris solve --db {}`",
+                dir.display(),
+                dir.display()
+            ),
+        }
+    }
+
+    /// The rule set for a directory of Malom's files: the one `--rules`
+    /// names; without it, the game whose files `dir` holds, `nine` where it
+    /// holds none (opening it then says what is missing).
+    ///
+    /// # Errors
+    /// As [`RulesArg::rule_set`]; files of several games.
+    pub fn rule_set_in_malom(&self, dir: &Path) -> anyhow::Result<RuleSet> {
+        if self.rules.is_some() {
+            return self.rule_set();
+        }
+        match morris_server::source::malom_games_in(dir).as_slice() {
+            [] => self.rule_set(),
+            [one] => self.apply(RuleSet::preset(one)?),
+            many => bail!(
+                "{} holds Malom files of several games ({}); name one with `--rules`",
+                dir.display(),
+                many.join(", ")
+            ),
+        }
+    }
+
+    /// `base` with the overrides given on the command line.
+    fn apply(&self, base: RuleSet) -> anyhow::Result<RuleSet> {
         let overrides = self.overrides();
         if overrides.is_empty() {
-            return Ok(preset);
+            return Ok(base);
         }
-        Ok(preset.with_overrides(&overrides)?)
+        Ok(base.with_overrides(&overrides)?)
     }
+}
+
+/// The rule set of the subcommands that read no database, and of a new
+/// database, when `--rules` is not given.
+pub const DEFAULT_RULES: &str = "nine";
+
+/// What a subcommand does with its database directory, which decides the
+/// rule set when `--rules` is absent and the directory holds no table
+/// ([`RulesArg::rule_set_in`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum DirUse {
+    /// Reads tables that must be there (an error without any).
+    Reads,
+    /// Solves tables into it (`nine` without any).
+    Creates,
+}
+
+/// `rules` as command-line words for another `morris`: `--rules PRESET`
+/// and the custom options that make it from its preset.
+pub fn rules_args(rules: &RuleSet) -> Vec<String> {
+    let preset = RuleSet::preset(rules.preset_name()).unwrap_or_else(|_| rules.clone());
+    let mut args = vec!["--rules".to_string(), rules.preset_name().to_string()];
+    if rules.stones() != preset.stones() {
+        args.extend(["--stones".to_string(), rules.stones().to_string()]);
+    }
+    for (differs, on, flag_on, flag_off) in [
+        (rules.flying() != preset.flying(), rules.flying(), "--flying", "--no-flying"),
+        (rules.remove_per_mill() != preset.remove_per_mill(), rules.remove_per_mill(), "--remove-per-mill", ""),
+        (
+            rules.remove_from_mills_always() != preset.remove_from_mills_always(),
+            rules.remove_from_mills_always(),
+            "--remove-from-mills",
+            "",
+        ),
+        (rules.lasker() != preset.lasker(), rules.lasker(), "--lasker", "--no-lasker"),
+    ] {
+        let flag = if on { flag_on } else { flag_off };
+        if differs && !flag.is_empty() {
+            args.push(flag.to_string());
+        }
+    }
+    if rules.full_board() != preset.full_board() {
+        args.extend(["--full-board".to_string(), rules.full_board().word().to_string()]);
+    }
+    args
 }
 
 /// The value parser of every numeric option: a whole number in `range`.
@@ -244,12 +323,17 @@ pub enum TablesDir<'a> {
 }
 
 impl TablesArg {
-    /// The rule set named by `--rules` and the custom options.
+    /// The rule set named by `--rules` and the custom options; without
+    /// `--rules`, the one of the directory's files
+    /// ([`RulesArg::rule_set_in`], [`RulesArg::rule_set_in_malom`]).
     ///
     /// # Errors
-    /// As [`RulesArg::rule_set`].
+    /// As those.
     pub fn rule_set(&self) -> anyhow::Result<RuleSet> {
-        self.rules.rule_set()
+        match self.dir()? {
+            TablesDir::Ours(dir) => self.rules.rule_set_in(dir, DirUse::Reads),
+            TablesDir::Malom(dir) => self.rules.rule_set_in_malom(dir),
+        }
     }
 
     /// The directory to read and whose files it holds.

@@ -45,7 +45,7 @@ impl fmt::Display for Color {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PositionError {
     /// The text does not follow the format.
-    #[error("malformed position `{text}`: {why}; expected `W:<points> B:<points> <w|b> [<white in hand> <black in hand>]`, e.g. `W:a4,a1,d3 B:a7,d1,c4 w`")]
+    #[error("malformed position `{}`: {why}; expected `W:<points> B:<points> <w|b> [<white in hand> <black in hand>]`, e.g. `W:a4,a1,d3 B:a7,d1,c4 w`", crate::quoted(.text))]
     Syntax {
         /// The text given.
         text: String,
@@ -53,7 +53,7 @@ pub enum PositionError {
         why: String,
     },
     /// A point name the board does not have.
-    #[error("unknown point `{point}` on the {board}")]
+    #[error("unknown point `{}` on the {board}", crate::quoted(.point))]
     UnknownPoint {
         /// The name given.
         point: String,
@@ -196,7 +196,7 @@ impl Setup {
                 }
                 hands.push(n);
             } else {
-                return Err(syntax(&format!("unexpected `{tok}`")));
+                return Err(syntax(&format!("unexpected `{}`", crate::quoted(tok))));
             }
         }
         let white = white.ok_or_else(|| syntax("White's stones `W:...` are missing"))?;

@@ -48,7 +48,7 @@ const HELP: &str = "type a move (`d6`, `d6-d5`, `d6-d5xb4`), or: value (the posi
 
 /// Runs `morris play`, reading moves from standard input.
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Reads)?;
     let mut pos = read_position(&args.from, &[], &rules)?.map_or_else(|| Position::start(&rules), |(p, _)| p);
     check_coverage(&rules, &args.db.db, &pos)?;
     let db = Database::open(&args.db.db, rules)?;

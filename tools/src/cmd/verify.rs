@@ -49,7 +49,7 @@ fn parse_sector(text: &str) -> Result<Sector, String> {
 /// Runs `morris verify`.
 pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::ui::output::stdout();
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Reads)?;
     for &s in &args.sectors {
         rules.check_sector(s)?;
     }
@@ -74,8 +74,20 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         }
         found
     } else {
-        args.sectors.clone()
+        let mut listed = args.sectors.clone();
+        let mut seen = std::collections::HashSet::new();
+        listed.retain(|s| seen.insert(*s));
+        listed
     };
+    // Files no command reads because of their names, reported as `stats`
+    // reports them.
+    let mut misnamed = 0;
+    for (t, why) in Store::new(dir).misnamed() {
+        if t.rules_name == rules.name() || morris_db::store::NamedRules::parse(&t.rules_name).is_err() {
+            crate::ui::output::errln!("error: {}: {why}", t.path.display());
+            misnamed += 1;
+        }
+    }
     for leftover in Store::new(dir).temporary_files().unwrap_or_default() {
         let leftover = leftover.file_name().unwrap_or_default().to_string_lossy().into_owned();
         writeln!(
@@ -144,6 +156,14 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         crate::ui::output::errln!(
             "error: {failed} of {} failed verification",
             crate::ui::plural(sectors.len() as u64, "table", "tables")
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    if misnamed > 0 {
+        crate::ui::output::errln!(
+            "error: {} in {} misnamed (read by no command)",
+            crate::ui::plural(misnamed as u64, "table file", "table files"),
+            dir.display()
         );
         return Ok(ExitCode::FAILURE);
     }
