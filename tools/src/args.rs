@@ -209,10 +209,24 @@ pub struct ThreadsArg {
 impl ThreadsArg {
     /// The number of threads: the option's value, or one per core when it
     /// is absent or 0.
+    /// More threads than cores run, but slower (999 threads on 2 cores
+    /// solved 17 times slower): a warning says so, once per run.
     pub fn count(&self) -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         match self.threads {
-            Some(n) if n > 0 => n,
-            _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            Some(n) if n > 0 => {
+                if n > cores {
+                    static WARNED: std::sync::Once = std::sync::Once::new();
+                    WARNED.call_once(|| {
+                        crate::ui::output::errln!(
+                            "warning: --threads {n} is more than the {} of this machine; running anyway, but more threads than cores only slow the work down",
+                            crate::ui::plural(cores as u64, "core", "cores")
+                        )
+                    });
+                }
+                n
+            }
+            _ => cores,
         }
     }
 

@@ -137,11 +137,11 @@ impl WrittenMove {
     }
 }
 
-/// How moves are written under `rules`, with examples on its board: `write
-/// a placement `d6`, a slide `d6-d5`, and a removal with `x` (`d6-d5xb4`)`
-/// on the 24- and 16-point boards, points of the 3x3 grid (and no removal,
-/// since a line wins) on the 9-point board.
-pub fn how_to_write_moves(rules: &RuleSet) -> String {
+/// Examples of moves under `rules`, on its board: a placement, a slide
+/// and, where mills remove stones, a slide with a removal: `d6`, `d6-d5`,
+/// `d6-d5xb4` on the 24- and 16-point boards; `a1`, `a1-b1` on the 9-point
+/// board, where a line wins and nothing is removed.
+pub fn move_examples(rules: &RuleSet) -> Vec<String> {
     let board = rules.board();
     let by_name = |names: [&str; 3]| -> Option<[Point; 3]> {
         let [p, q, r] = names.map(|n| board.point(n));
@@ -155,10 +155,25 @@ pub fn how_to_write_moves(rules: &RuleSet) -> String {
         [p, q, r]
     });
     let [p, q, r] = [p, q, r].map(|x| board.point_name(x));
-    if rules.line_wins() {
-        format!("write a placement `{p}` or a slide `{p}-{q}` (rule set `{}` removes no stones)", rules.name())
-    } else {
-        format!("write a placement `{p}`, a slide `{p}-{q}`, and a removal with `x` (`{p}-{q}x{r}`)")
+    let mut v = vec![p.to_string(), format!("{p}-{q}")];
+    if !rules.line_wins() {
+        v.push(format!("{p}-{q}x{r}"));
+    }
+    v
+}
+
+/// How moves are written under `rules`, with [`move_examples`] on its
+/// board: `a placement `d6`, a slide `d6-d5`, and a removal with `x`
+/// (`d6-d5xb4`)`.
+pub fn how_to_write_moves(rules: &RuleSet) -> String {
+    match move_examples(rules).as_slice() {
+        [place, slide, remove] => {
+            format!("a placement `{place}`, a slide `{slide}`, and a removal with `x` (`{remove}`)")
+        }
+        [place, slide, ..] => {
+            format!("a placement `{place}` or a slide `{slide}` (rule set `{}` removes no stones)", rules.name())
+        }
+        _ => String::new(),
     }
 }
 
@@ -347,7 +362,7 @@ pub fn sliding_unmoves(rules: &RuleSet, us: Bitboard, them: Bitboard, out: &mut 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
     /// The text is not a move in docs/rules.md notation on this board.
-    #[error("cannot read move `{}`: {how}", crate::quoted(.text))]
+    #[error("cannot read move `{}`: write {how}", crate::quoted(.text))]
     Syntax {
         /// The text given.
         text: String,
