@@ -9,7 +9,7 @@ use anyhow::bail;
 use clap::Args;
 use morris_db::fen::{is_fen, Clocks};
 use morris_db::rules::{FullBoardOutcome, Overrides};
-use morris_db::{Position, RuleSet, Store};
+use morris_db::{Position, RuleSet, Sector, Store};
 use morris_server::{Config, DirArg};
 
 /// The rule set option shared by every subcommand: a preset, optionally
@@ -194,6 +194,37 @@ where
     clap::builder::RangedU64ValueParser::<T>::new().range(range)
 }
 
+/// The value parser of a sector option (`--sectors` of `verify` and
+/// `compare`): `w-b` or `w-b-wh-bh`. A value that is not one is refused
+/// with at most [`morris_db::QUOTE_CHARS`] characters of it quoted (clap's
+/// own message for a bad value would echo it whole).
+#[derive(Clone, Copy)]
+pub struct SectorParser;
+
+impl clap::builder::TypedValueParser for SectorParser {
+    type Value = Sector;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Sector, clap::Error> {
+        let text = value.to_string_lossy();
+        Sector::parse(text.trim()).ok_or_else(|| {
+            let option = arg.and_then(|a| a.get_long()).map_or(String::new(), |l| format!(" of --{l}"));
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!(
+                    "`{}`{option} is not a sector: write `w-b` or `w-b-wh-bh`, e.g. `3-4`\n",
+                    crate::ui::quoted(&text)
+                ),
+            )
+            .with_cmd(cmd)
+        })
+    }
+}
+
 /// The most worker threads any subcommand starts.
 pub const MAX_THREADS: u64 = 1024;
 
@@ -303,10 +334,16 @@ pub fn read_position(words: &[String], fen: &[String], rules: &RuleSet) -> anyho
         (true, false) => (fen.join(" "), true),
     };
     if fen.len() > 1 && fen[0].split_whitespace().nth(1).is_some() {
-        anyhow::bail!("`{}` follows the FEN given after `--fen`; give the position once", fen[1..].join(" "));
+        anyhow::bail!(
+            "`{}` follows the FEN given after `--fen`; give the position once",
+            crate::ui::quoted(&fen[1..].join(" "))
+        );
     }
     if must_be_fen && !is_fen(&text) {
-        anyhow::bail!("`--fen {text}` is not a FEN (it has no `/`); give a position in our notation without `--fen`");
+        anyhow::bail!(
+            "`--fen {}` is not a FEN (it has no `/`); give a position in our notation without `--fen`",
+            crate::ui::quoted(&text)
+        );
     }
     Ok(Some(Position::read_for(&text, rules)?))
 }

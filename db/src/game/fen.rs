@@ -138,7 +138,7 @@ pub struct Fen {
 
 /// Reads a FEN number field.
 fn number<T: std::str::FromStr>(field: &str, what: &str, syntax: &dyn Fn(String) -> FenError) -> Result<T, FenError> {
-    field.parse::<T>().map_err(|_| syntax(format!("{what} `{}` is not a number in range", crate::quoted(field))))
+    field.parse::<T>().map_err(|_| syntax(format!("{what} `{}` is not a number in range", crate::quoted_part(field))))
 }
 
 impl Fen {
@@ -160,7 +160,7 @@ impl Fen {
         if rings.len() != 3 {
             return Err(syntax(format!(
                 "the board field `{}` has {} rings, not 3 (`inner/middle/outer`)",
-                crate::quoted(placement),
+                crate::quoted_part(placement),
                 rings.len()
             )));
         }
@@ -170,7 +170,7 @@ impl Fen {
             if chars.len() != 8 {
                 return Err(syntax(format!(
                     "the {ring} ring `{}` has {} points, not 8",
-                    crate::quoted(text_ring),
+                    crate::quoted_part(text_ring),
                     chars.len()
                 )));
             }
@@ -198,14 +198,17 @@ impl Fen {
             Some(&"w") => Color::White,
             Some(&"b") => Color::Black,
             Some(other) => {
-                return Err(syntax(format!("the side to move is `{}`, not `w` or `b`", crate::quoted(other))))
+                return Err(syntax(format!("the side to move is `{}`, not `w` or `b`", crate::quoted_part(other))))
             }
             None => return Err(syntax("the side to move is missing".to_string())),
         };
         match fields.get(2) {
             Some(&("r" | "n" | "p" | "m" | "o")) => {}
             Some(other) => {
-                return Err(syntax(format!("the phase is `{}`, not `r`, `n`, `p`, `m` or `o`", crate::quoted(other))))
+                return Err(syntax(format!(
+                    "the phase is `{}`, not `r`, `n`, `p`, `m` or `o`",
+                    crate::quoted_part(other)
+                )))
             }
             None => return Err(syntax("the phase is missing".to_string())),
         }
@@ -215,7 +218,7 @@ impl Fen {
             }
             Some(&("p" | "s" | "?")) => {}
             Some(other) => {
-                return Err(syntax(format!("the action is `{}`, not `p`, `s`, `r` or `?`", crate::quoted(other))))
+                return Err(syntax(format!("the action is `{}`, not `p`, `s`, `r` or `?`", crate::quoted_part(other))))
             }
             None => return Err(syntax("the action is missing".to_string())),
         }

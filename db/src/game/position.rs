@@ -196,7 +196,10 @@ impl Setup {
                 }
                 hands.push(n);
             } else {
-                return Err(syntax(&format!("unexpected `{}`", crate::quoted(tok))));
+                if tok.len() == text.trim().len() {
+                    return Err(syntax("it is not in this notation"));
+                }
+                return Err(syntax(&format!("unexpected `{}`", crate::quoted_part(tok))));
             }
         }
         let white = white.ok_or_else(|| syntax("White's stones `W:...` are missing"))?;

@@ -346,7 +346,7 @@ pub struct Played {
 
 /// The first move of a record that cannot be played.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("move {number} ({color}, ply {ply}) `{text}`: {error}", number = .number, color = .number.color, ply = .number.ply, text = crate::quoted(.text))]
+#[error("move {number} ({color}, ply {ply}) `{text}`: {error}", number = .number, color = .number.color, ply = .number.ply, text = crate::quoted_part(.text))]
 pub struct ReplayError {
     /// Its number.
     pub number: MoveNumber,

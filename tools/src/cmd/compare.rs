@@ -34,7 +34,7 @@ pub struct CompareArgs {
     /// Compare only these sectors, comma-separated: `3-3,3-4` (sliding) or
     /// `w-b-wh-bh`; each must be in both directories. Default: every sector
     /// present in both.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_sector)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = crate::args::SectorParser)]
     sectors: Vec<Sector>,
     /// How many mismatches to print per sector (the first in slot order).
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = crate::args::number::<usize>(1..=1_000_000))]
@@ -42,11 +42,6 @@ pub struct CompareArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
-}
-
-fn parse_sector(text: &str) -> Result<Sector, String> {
-    Sector::parse(text.trim())
-        .ok_or_else(|| format!("`{text}` is not a sector: write `w-b` or `w-b-wh-bh`, e.g. `3-4`"))
 }
 
 /// Sectors in the order `morris stats` lists them: placement last, fewer

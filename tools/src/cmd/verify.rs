@@ -28,7 +28,7 @@ pub struct VerifyArgs {
     /// Verify only these sectors, comma-separated: `3-3,4-3` (sliding) or
     /// `w-b-wh-bh`. Default: every table of the rule set in the directory.
     /// The tables their moves lead to must be there too.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_sector)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = crate::args::SectorParser)]
     sectors: Vec<Sector>,
     /// How many faults to print per table (the first in slot order; all
     /// are counted).
@@ -39,11 +39,6 @@ pub struct VerifyArgs {
     /// No progress bars.
     #[arg(long, short)]
     quiet: bool,
-}
-
-fn parse_sector(text: &str) -> Result<Sector, String> {
-    Sector::parse(text.trim())
-        .ok_or_else(|| format!("`{text}` is not a sector: write `w-b` or `w-b-wh-bh`, e.g. `3-4`"))
 }
 
 /// Runs `morris verify`.
