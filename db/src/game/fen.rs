@@ -158,11 +158,12 @@ impl Fen {
         };
         let rings: Vec<&str> = placement.split('/').collect();
         if rings.len() != 3 {
-            return Err(syntax(format!(
-                "the board field `{}` has {} rings, not 3 (`inner/middle/outer`)",
-                crate::quoted_part(placement),
-                rings.len()
-            )));
+            let field = if placement.len() == text.trim().len() {
+                "board field".to_string()
+            } else {
+                format!("board field `{}`", crate::quoted_part(placement))
+            };
+            return Err(syntax(format!("the {field} has {} rings, not 3 (`inner/middle/outer`)", rings.len())));
         }
         let (mut white, mut black): (Bitboard, Bitboard) = (0, 0);
         for (ring, (text_ring, pts)) in ["inner", "middle", "outer"].iter().zip(rings.iter().zip(points.iter())) {
