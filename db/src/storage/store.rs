@@ -244,6 +244,9 @@ impl Store {
     /// # Errors
     /// The operating system's error when either step fails.
     pub fn check_writable(&self) -> io::Result<()> {
+        if self.dir.exists() && !self.dir.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::NotADirectory, "not a directory (a file is there)"));
+        }
         std::fs::create_dir_all(&self.dir)?;
         let probe = self.dir.join(format!(".morris-write-check-{}", std::process::id()));
         std::fs::OpenOptions::new().write(true).create_new(true).open(&probe)?;

@@ -63,7 +63,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
 fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let rules = args.rules.rule_set_in(&args.db, crate::args::DirUse::Reads)?;
     let malom_rules = args.rules.rule_set_in_malom(&args.malom)?;
-    if malom_rules.name() != rules.name() {
+    let malom_holds_files = !morris_server::source::malom_games_in(&args.malom).is_empty();
+    if malom_holds_files && malom_rules.name() != rules.name() {
         anyhow::bail!(
             "the directories hold different rule sets: {} tables of `{}`, {} files of `{}`; compare one rule set",
             args.db.display(),
