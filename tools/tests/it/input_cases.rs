@@ -146,12 +146,12 @@ fn long_inputs_are_quoted_short() {
     let db = s(three());
     let big_fen = format!("{big}/");
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["probe", "--db", db, &big], "malformed position"),
+        (vec!["probe", "--rules", "three", "--db", db, &big], "malformed position"),
         (vec!["show", &big], "malformed position"),
         (vec!["show", "--fen", &big_fen], "malformed FEN"),
         (vec!["show", "--rules", &big, "W: B: w"], "unknown rule set"),
-        (vec!["verify", "--db", db, "--sectors", &big], "is not a sector"),
-        (vec!["solve", "--db", db, "--only", &big], "no unit"),
+        (vec!["verify", "--rules", "three", "--db", db, "--sectors", &big], "is not a sector"),
+        (vec!["solve", "--rules", "three", "--db", db, "--only", &big], "no unit"),
     ];
     for (args, problem) in &cases {
         let r = run(args);
@@ -160,10 +160,10 @@ fn long_inputs_are_quoted_short() {
         contains_all(&r.stderr, &[problem, " characters)"], args[0]);
     }
     let points = format!("W:{big} B: w");
-    let r = run(&["probe", "--db", db, &points]);
+    let r = run(&["probe", "--rules", "three", "--db", db, &points]);
     assert!(r.stderr.len() < 300 && r.stderr.contains("unknown point"), "{}", r.stderr);
     // A move in `play` and in a record.
-    let r = Runner::default().stdin(&format!("{big}\nquit\n")).run(&["play", "--db", db]);
+    let r = Runner::default().stdin(&format!("{big}\nquit\n")).run(&["play", "--rules", "three", "--db", db]);
     assert!(r.stdout.len() < 1500 && r.stdout.contains("cannot read move"), "{} bytes", r.stdout.len());
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("game.txt");
@@ -184,14 +184,15 @@ fn verify_reports_a_misnamed_table_as_stats_does() {
     fs::copy(dir.path().join("three_3_3_0_0.mtb"), dir.path().join("three_4_4_0_0.mtb")).unwrap();
     let stats = fails(&["stats", "--db", db]);
     contains_all(&stats, &["three_4_4_0_0.mtb", "the file name's sector"], "stats");
-    let r = crate::common::fails_run(&["verify", "--db", db, "-q"], run(&["verify", "--db", db, "-q"]));
+    let args = ["verify", "--rules", "three", "--db", db, "-q"];
+    let r = crate::common::fails_run(&args, run(&args));
     contains_all(&r.stderr, &["three_4_4_0_0.mtb", "the file name's sector", "misnamed"], "verify");
     contains_all(&r.stdout, &["7 of 7 tables OK"], "verify still checks the rest");
 }
 
 #[test]
 fn verify_checks_a_repeated_sector_once() {
-    let out = ok(&["verify", "--db", s(three()), "--sectors", "3-3,3-3", "-q"]);
+    let out = ok(&["verify", "--rules", "three", "--db", s(three()), "--sectors", "3-3,3-3", "-q"]);
     assert_eq!(out.matches("3-3 ").count(), 1, "{out}");
     contains_all(&out, &["1 of 1 table OK"], "verify --sectors 3-3,3-3");
 }
@@ -222,7 +223,7 @@ fn solve_into_an_unwritable_directory_says_so_up_front() {
     assert!(!dirs.is_empty(), "no unwritable directory to test with");
     for dir in &dirs {
         let started = Instant::now();
-        let err = fails(&["solve", "--db", dir, "--max-stones", "6", "-q"]);
+        let err = fails(&["solve", "--rules", "nine", "--db", dir, "--max-stones", "6", "-q"]);
         contains_all(&err, &[&format!("cannot write to {dir}")], "solve");
         assert!(started.elapsed() < Duration::from_secs(30));
     }
@@ -243,7 +244,7 @@ fn move_hints_name_points_of_the_board() {
     contains_all(&err, &["cannot read move `d6`", "`a1`"], "replay");
     assert!(!err.contains("d6-d5"), "{err}");
     // A malformed position's example is on the board too.
-    let err = fails(&["analyze", "--db", s(three()), "W:a1 B:a2"]);
+    let err = fails(&["analyze", "--rules", "three", "--db", s(three()), "W:a1 B:a2"]);
     assert!(!err.contains("a4,a1,d3"), "{err}");
     contains_all(&err, &["e.g. `W:a1,c1 B:b1,a2 w 1 1`"], "analyze");
     // The 24-point board keeps its examples.
@@ -264,11 +265,11 @@ fn move_hints_name_points_of_the_board() {
 fn more_threads_than_cores_warn_once() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let many = (cores + 1).to_string();
-    let r = run(&["verify", "--db", s(three()), "--threads", &many, "-q"]);
+    let r = run(&["verify", "--rules", "three", "--db", s(three()), "--threads", &many, "-q"]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert_eq!(r.stderr.matches("warning").count(), 1, "{}", r.stderr);
     contains_all(&r.stderr, &[&format!("--threads {many}"), &format!("{cores} core")], "warning");
-    let r = run(&["verify", "--db", s(three()), "--threads", &cores.to_string(), "-q"]);
+    let r = run(&["verify", "--rules", "three", "--db", s(three()), "--threads", &cores.to_string(), "-q"]);
     assert!(!r.stderr.contains("warning"), "{}", r.stderr);
 }
 
@@ -286,7 +287,7 @@ fn play_edits_lines_at_a_terminal() {
         println!("note: no `script` (util-linux) to give `play` a terminal; line editing not tested");
         return;
     }
-    let cmd = format!("{} play --db {}", crate::common::morris_bin().display(), s(three()));
+    let cmd = format!("{} play --rules three --db {}", crate::common::morris_bin().display(), s(three()));
     let mut child = Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
         .stdin(Stdio::piped())
