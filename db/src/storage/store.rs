@@ -188,7 +188,7 @@ impl NamedRules {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DirRulesError {
     /// Tables of several rule sets.
-    #[error("{} holds tables of several rule sets ({}); name one with `--rules`", .dir.display(), .names.join(", "))]
+    #[error("{} holds tables of several rule sets ({}); name one with `--rules`{}", .dir.display(), .names.join(", "), custom_hint(.names))]
     Several {
         /// The directory.
         dir: PathBuf,
@@ -203,6 +203,15 @@ pub enum DirRulesError {
         /// The name in the file names.
         name: String,
     },
+}
+
+/// How to name a custom rule set among `names`, if there is one.
+fn custom_hint(names: &[String]) -> &'static str {
+    if names.iter().any(|n| RuleSet::preset(n).is_err()) {
+        " (a custom one, `<preset>-<8 hex digits>`, with `--rules PRESET` and the options that made it)"
+    } else {
+        ""
+    }
 }
 
 /// The names of the entries of `dir`, sorted (lossy UTF-8).
@@ -363,10 +372,15 @@ impl Store {
     /// by no command. Empty when the directory cannot be read.
     pub fn misnamed(&self) -> Vec<(StoredTable, String)> {
         let mut out = Vec::new();
+        // The rule set of each name, found once (a custom one by a search).
+        let mut found: std::collections::HashMap<String, Option<RuleSet>> = std::collections::HashMap::new();
         for t in self.tables().unwrap_or_default() {
-            let why = match NamedRules::parse(&t.rules_name) {
-                Err(_) => "file name names no known rule set".to_string(),
-                Ok(named) => match named.rule_set().unwrap_or(named.preset).check_sector(t.sector) {
+            let rules = found
+                .entry(t.rules_name.clone())
+                .or_insert_with(|| NamedRules::parse(&t.rules_name).ok().map(|n| n.rule_set().unwrap_or(n.preset)));
+            let why = match rules {
+                None => "file name names no known rule set".to_string(),
+                Some(rules) => match rules.check_sector(t.sector) {
                     Ok(()) => continue,
                     Err(e) => format!("the file name's sector: {e}"),
                 },
