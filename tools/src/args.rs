@@ -456,6 +456,36 @@ mod tests {
         rules: RulesArg,
     }
 
+    /// `rules_args` gives back, through the command line, the rule set it
+    /// was made from: presets and custom rule sets alike.
+    #[test]
+    fn rules_args_give_the_rule_set_back() {
+        let custom = |preset: &str, o: Overrides| RuleSet::custom(preset, &o).unwrap();
+        let all = [
+            RuleSet::preset("nine").unwrap(),
+            RuleSet::preset("lasker").unwrap(),
+            custom("six", Overrides { stones: Some(4), flying: Some(true), ..Default::default() }),
+            custom(
+                "nine-noflying",
+                Overrides {
+                    flying: Some(true),
+                    remove_per_mill: Some(true),
+                    remove_from_mills_always: Some(true),
+                    full_board: Some(FullBoardOutcome::WhiteLoses),
+                    lasker: Some(true),
+                    ..Default::default()
+                },
+            ),
+            custom("lasker", Overrides { lasker: Some(false), ..Default::default() }),
+        ];
+        for rules in all {
+            let mut words = vec!["test".to_string()];
+            words.extend(rules_args(&rules));
+            let back = WithRules::try_parse_from(&words).unwrap().rules.rule_set().unwrap();
+            assert_eq!((back.name(), back.fingerprint()), (rules.name(), rules.fingerprint()), "{words:?}");
+        }
+    }
+
     /// The `--rules` help lists every preset the library knows, in its
     /// order (the list is written out in the docstring, so it could drift).
     #[test]
