@@ -32,3 +32,32 @@ pub use sector::Sector;
 pub use store::{FileKind, Store};
 pub use table::{Table, TableError, TableHeader};
 pub use value::{Even, Odd, Tally, Value};
+
+/// The most characters of an input that an error message quotes.
+pub const QUOTE_CHARS: usize = 80;
+
+/// `text` as an error message quotes it: whole when it is at most
+/// [`QUOTE_CHARS`] characters, else its first ones, `...` and its length,
+/// so that a mistaken 100 KB argument is not echoed back whole. Every error
+/// that shows an input, here and in the `morris` command line, quotes it
+/// through this function.
+pub fn quoted(text: &str) -> String {
+    quoted_within(text, QUOTE_CHARS)
+}
+
+/// A part of an input quoted in a message that quotes the whole input too:
+/// at most a quarter of [`QUOTE_CHARS`] characters.
+pub(crate) fn quoted_part(text: &str) -> String {
+    quoted_within(text, QUOTE_CHARS / 4)
+}
+
+/// `text` quoted as [`quoted`] does, to at most `max` characters: for a
+/// part of an input that a message quotes besides the whole.
+pub fn quoted_within(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(max).collect();
+    format!("{head}... ({n} characters)")
+}

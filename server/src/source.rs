@@ -224,10 +224,7 @@ impl Source {
 /// The rule-set names of the DTM tables (`.mtb` or `.mtz`) in `dir`,
 /// sorted, each once (none when it cannot be read).
 pub fn rule_sets_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> =
-        Store::new(dir).tables().unwrap_or_default().into_iter().map(|t| t.rules_name).collect();
-    names.dedup();
-    names
+    Store::new(dir).rule_set_names()
 }
 
 /// The rule sets (presets) whose Malom files are in `dir`.

@@ -64,7 +64,7 @@ pub enum SolveError {
         holder: String,
     },
     /// `--only` named no unit of the rule set.
-    #[error("no unit `{name}` in rule set {rules}: {why}")]
+    #[error("no unit `{}` in rule set {rules}: {why}", morris_db::quoted(.name))]
     NoSuchUnit {
         /// The name given.
         name: String,

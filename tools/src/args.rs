@@ -9,7 +9,7 @@ use anyhow::bail;
 use clap::Args;
 use morris_db::fen::{is_fen, Clocks};
 use morris_db::rules::{FullBoardOutcome, Overrides};
-use morris_db::{Position, RuleSet};
+use morris_db::{Position, RuleSet, Sector, Store};
 use morris_server::{Config, DirArg};
 
 /// The rule set option shared by every subcommand: a preset, optionally
@@ -20,8 +20,13 @@ use morris_server::{Config, DirArg};
 pub struct RulesArg {
     /// Rule set: nine, nine-noflying, nine-diagonal, nine-diagonal-noflying,
     /// twelve, morabaraba, lasker, six, six-flying, three, three-nodiagonal.
-    #[arg(long, default_value = "nine", value_name = "PRESET")]
-    pub rules: String,
+    ///
+    /// Default: with `--db`, the rule set of the directory's tables when
+    /// they are of one rule set (a custom one too, told from its file
+    /// names; the custom options then change it); `nine` where there is no
+    /// table yet (`solve`, `value`, `plan`) or no database.
+    #[arg(long, value_name = "PRESET")]
+    pub rules: Option<String>,
     /// Custom rule set: stones per player.
     #[arg(long, value_name = "N", value_parser = number::<u8>(3..=12))]
     pub stones: Option<u8>,
@@ -68,40 +73,114 @@ impl RulesArg {
         }
     }
 
-    /// The options as command-line words, to give another `morris` the
-    /// same rule set.
-    pub fn to_args(&self) -> Vec<String> {
-        let mut args = vec!["--rules".to_string(), self.rules.clone()];
-        if let Some(n) = self.stones {
-            args.extend(["--stones".to_string(), n.to_string()]);
-        }
-        for (on, flag) in [
-            (self.flying, "--flying"),
-            (self.no_flying, "--no-flying"),
-            (self.remove_per_mill, "--remove-per-mill"),
-            (self.remove_from_mills, "--remove-from-mills"),
-            (self.lasker, "--lasker"),
-            (self.no_lasker, "--no-lasker"),
-        ] {
-            if on {
-                args.push(flag.to_string());
-            }
-        }
-        if let Some(o) = &self.full_board {
-            args.extend(["--full-board".to_string(), o.clone()]);
-        }
-        args
+    /// The rule set named by `--rules` (`nine` when it is absent), with
+    /// the overrides applied: for the subcommands that read no database.
+    pub fn rule_set(&self) -> anyhow::Result<RuleSet> {
+        self.apply(RuleSet::preset(self.rules.as_deref().unwrap_or(DEFAULT_RULES))?)
     }
 
-    /// The rule set named by `--rules`, with the overrides applied.
-    pub fn rule_set(&self) -> anyhow::Result<RuleSet> {
-        let preset = RuleSet::preset(&self.rules)?;
+    /// The rule set for the database directory `dir`: the one `--rules`
+    /// names; without `--rules`, the one whose tables `dir` holds
+    /// ([`Store::rule_set`]), or where it holds none `nine` for a
+    /// subcommand that creates tables and an error for one that reads
+    /// them. The overrides apply to the rule set found.
+    ///
+    /// # Errors
+    /// An unknown preset or overrides that do not fit; a directory with
+    /// tables of several rule sets (naming them), or, for a reader, without
+    /// any.
+    pub fn rule_set_in(&self, dir: &Path, dir_use: DirUse) -> anyhow::Result<RuleSet> {
+        if self.rules.is_some() {
+            return self.rule_set();
+        }
+        match Store::new(dir).rule_set()? {
+            Some(found) => self.apply(found),
+            None if dir_use == DirUse::Creates => self.rule_set(),
+            None if !dir.is_dir() => {
+                bail!("database directory {} does not exist or is not a directory", dir.display())
+            }
+            None => bail!(
+                "{} holds no table (no `.mtb` or `.mtz` file); solve some with `morris solve --db {}`",
+                dir.display(),
+                dir.display()
+            ),
+        }
+    }
+
+    /// The rule set for a directory of Malom's files: the one `--rules`
+    /// names; without it, the game whose files `dir` holds, `nine` where it
+    /// holds none (opening it then says what is missing).
+    ///
+    /// # Errors
+    /// As [`RulesArg::rule_set`]; files of several games.
+    pub fn rule_set_in_malom(&self, dir: &Path) -> anyhow::Result<RuleSet> {
+        if self.rules.is_some() {
+            return self.rule_set();
+        }
+        match morris_server::source::malom_games_in(dir).as_slice() {
+            [] => self.rule_set(),
+            [one] => self.apply(RuleSet::preset(one)?),
+            many => bail!(
+                "{} holds Malom files of several games ({}); name one with `--rules`",
+                dir.display(),
+                many.join(", ")
+            ),
+        }
+    }
+
+    /// `base` with the overrides given on the command line.
+    fn apply(&self, base: RuleSet) -> anyhow::Result<RuleSet> {
         let overrides = self.overrides();
         if overrides.is_empty() {
-            return Ok(preset);
+            return Ok(base);
         }
-        Ok(preset.with_overrides(&overrides)?)
+        Ok(base.with_overrides(&overrides)?)
     }
+}
+
+/// The rule set of the subcommands that read no database, and of a new
+/// database, when `--rules` is not given.
+pub const DEFAULT_RULES: &str = "nine";
+
+/// What a subcommand does with its database directory, which decides the
+/// rule set when `--rules` is absent and the directory holds no table
+/// ([`RulesArg::rule_set_in`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum DirUse {
+    /// Reads tables that must be there (an error without any).
+    Reads,
+    /// Solves tables into it (`nine` without any).
+    Creates,
+}
+
+/// `rules` as command-line words for another `morris`: `--rules PRESET`
+/// and the custom options that make it from its preset.
+pub fn rules_args(rules: &RuleSet) -> Vec<String> {
+    let preset = RuleSet::preset(rules.preset_name()).unwrap_or_else(|_| rules.clone());
+    let mut args = vec!["--rules".to_string(), rules.preset_name().to_string()];
+    if rules.stones() != preset.stones() {
+        args.extend(["--stones".to_string(), rules.stones().to_string()]);
+    }
+    for (differs, on, flag_on, flag_off) in [
+        (rules.flying() != preset.flying(), rules.flying(), "--flying", "--no-flying"),
+        (rules.remove_per_mill() != preset.remove_per_mill(), rules.remove_per_mill(), "--remove-per-mill", ""),
+        (
+            rules.remove_from_mills_always() != preset.remove_from_mills_always(),
+            rules.remove_from_mills_always(),
+            "--remove-from-mills",
+            "",
+        ),
+        (rules.lasker() != preset.lasker(), rules.lasker(), "--lasker", "--no-lasker"),
+    ] {
+        let flag = if on { flag_on } else { flag_off };
+        if differs && !flag.is_empty() {
+            args.push(flag.to_string());
+        }
+    }
+    if rules.full_board() != preset.full_board() {
+        args.extend(["--full-board".to_string(), rules.full_board().word().to_string()]);
+    }
+    args
 }
 
 /// The value parser of every numeric option: a whole number in `range`.
@@ -113,6 +192,37 @@ where
     T: TryFrom<u64> + Clone + Send + Sync + 'static,
 {
     clap::builder::RangedU64ValueParser::<T>::new().range(range)
+}
+
+/// The value parser of a sector option (`--sectors` of `verify` and
+/// `compare`): `w-b` or `w-b-wh-bh`. A value that is not one is refused
+/// with at most [`morris_db::QUOTE_CHARS`] characters of it quoted (clap's
+/// own message for a bad value would echo it whole).
+#[derive(Clone, Copy)]
+pub struct SectorParser;
+
+impl clap::builder::TypedValueParser for SectorParser {
+    type Value = Sector;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Sector, clap::Error> {
+        let text = value.to_string_lossy();
+        Sector::parse(text.trim()).ok_or_else(|| {
+            let option = arg.and_then(|a| a.get_long()).map_or(String::new(), |l| format!(" of --{l}"));
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!(
+                    "`{}`{option} is not a sector: write `w-b` or `w-b-wh-bh`, e.g. `3-4`\n",
+                    crate::ui::quoted(&text)
+                ),
+            )
+            .with_cmd(cmd)
+        })
+    }
 }
 
 /// The most worker threads any subcommand starts.
@@ -130,10 +240,24 @@ pub struct ThreadsArg {
 impl ThreadsArg {
     /// The number of threads: the option's value, or one per core when it
     /// is absent or 0.
+    /// More threads than cores run, but slower (999 threads on 2 cores
+    /// solved 17 times slower): a warning says so, once per run.
     pub fn count(&self) -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         match self.threads {
-            Some(n) if n > 0 => n,
-            _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            Some(n) if n > 0 => {
+                if n > cores {
+                    static WARNED: std::sync::Once = std::sync::Once::new();
+                    WARNED.call_once(|| {
+                        crate::ui::output::errln!(
+                            "warning: --threads {n} is more than the {} of this machine; running anyway, but more threads than cores only slow the work down",
+                            crate::ui::plural(cores as u64, "core", "cores")
+                        )
+                    });
+                }
+                n
+            }
+            _ => cores,
         }
     }
 
@@ -210,10 +334,16 @@ pub fn read_position(words: &[String], fen: &[String], rules: &RuleSet) -> anyho
         (true, false) => (fen.join(" "), true),
     };
     if fen.len() > 1 && fen[0].split_whitespace().nth(1).is_some() {
-        anyhow::bail!("`{}` follows the FEN given after `--fen`; give the position once", fen[1..].join(" "));
+        anyhow::bail!(
+            "`{}` follows the FEN given after `--fen`; give the position once",
+            crate::ui::quoted(&fen[1..].join(" "))
+        );
     }
     if must_be_fen && !is_fen(&text) {
-        anyhow::bail!("`--fen {text}` is not a FEN (it has no `/`); give a position in our notation without `--fen`");
+        anyhow::bail!(
+            "`--fen {}` is not a FEN (it has no `/`); give a position in our notation without `--fen`",
+            crate::ui::quoted(&text)
+        );
     }
     Ok(Some(Position::read_for(&text, rules)?))
 }
@@ -244,12 +374,17 @@ pub enum TablesDir<'a> {
 }
 
 impl TablesArg {
-    /// The rule set named by `--rules` and the custom options.
+    /// The rule set named by `--rules` and the custom options; without
+    /// `--rules`, the one of the directory's files
+    /// ([`RulesArg::rule_set_in`], [`RulesArg::rule_set_in_malom`]).
     ///
     /// # Errors
-    /// As [`RulesArg::rule_set`].
+    /// As those.
     pub fn rule_set(&self) -> anyhow::Result<RuleSet> {
-        self.rules.rule_set()
+        match self.dir()? {
+            TablesDir::Ours(dir) => self.rules.rule_set_in(dir, DirUse::Reads),
+            TablesDir::Malom(dir) => self.rules.rule_set_in_malom(dir),
+        }
     }
 
     /// The directory to read and whose files it holds.
@@ -319,6 +454,36 @@ mod tests {
     struct WithRules {
         #[command(flatten)]
         rules: RulesArg,
+    }
+
+    /// `rules_args` gives back, through the command line, the rule set it
+    /// was made from: presets and custom rule sets alike.
+    #[test]
+    fn rules_args_give_the_rule_set_back() {
+        let custom = |preset: &str, o: Overrides| RuleSet::custom(preset, &o).unwrap();
+        let all = [
+            RuleSet::preset("nine").unwrap(),
+            RuleSet::preset("lasker").unwrap(),
+            custom("six", Overrides { stones: Some(4), flying: Some(true), ..Default::default() }),
+            custom(
+                "nine-noflying",
+                Overrides {
+                    flying: Some(true),
+                    remove_per_mill: Some(true),
+                    remove_from_mills_always: Some(true),
+                    full_board: Some(FullBoardOutcome::WhiteLoses),
+                    lasker: Some(true),
+                    ..Default::default()
+                },
+            ),
+            custom("lasker", Overrides { lasker: Some(false), ..Default::default() }),
+        ];
+        for rules in all {
+            let mut words = vec!["test".to_string()];
+            words.extend(rules_args(&rules));
+            let back = WithRules::try_parse_from(&words).unwrap().rules.rule_set().unwrap();
+            assert_eq!((back.name(), back.fingerprint()), (rules.name(), rules.fingerprint()), "{words:?}");
+        }
     }
 
     /// The `--rules` help lists every preset the library knows, in its

@@ -54,7 +54,7 @@ pub enum FenError {
     #[error("Sanmill's FEN describes the 24-point board, but this rule set plays on the {0}; write the position as `W:<points> B:<points> <w|b> [<white in hand> <black in hand>]`")]
     Board(&'static str),
     /// The text is not a FEN.
-    #[error("malformed FEN `{text}`: {why}; expected e.g. `{EXAMPLE}`")]
+    #[error("malformed FEN `{}`: {why}; expected e.g. `{EXAMPLE}`", crate::quoted(.text))]
     Syntax {
         /// The text given.
         text: String,
@@ -63,7 +63,7 @@ pub enum FenError {
     },
     /// The FEN has a removal pending (action `r`, or stones still to
     /// remove).
-    #[error("FEN `{text}` has a removal pending ({why}): such a position is not a database position, because the removal is part of the move that made the mill; give the position before that move, or the one after the removal")]
+    #[error("FEN `{}` has a removal pending ({why}): such a position is not a database position, because the removal is part of the move that made the mill; give the position before that move, or the one after the removal", crate::quoted(.text))]
     PendingRemoval {
         /// The text given.
         text: String,
@@ -138,7 +138,7 @@ pub struct Fen {
 
 /// Reads a FEN number field.
 fn number<T: std::str::FromStr>(field: &str, what: &str, syntax: &dyn Fn(String) -> FenError) -> Result<T, FenError> {
-    field.parse::<T>().map_err(|_| syntax(format!("{what} `{field}` is not a number in range")))
+    field.parse::<T>().map_err(|_| syntax(format!("{what} `{}` is not a number in range", crate::quoted_part(field))))
 }
 
 impl Fen {
@@ -158,16 +158,22 @@ impl Fen {
         };
         let rings: Vec<&str> = placement.split('/').collect();
         if rings.len() != 3 {
-            return Err(syntax(format!(
-                "the board field `{placement}` has {} rings, not 3 (`inner/middle/outer`)",
-                rings.len()
-            )));
+            let field = if placement.len() == text.trim().len() {
+                "board field".to_string()
+            } else {
+                format!("board field `{}`", crate::quoted_part(placement))
+            };
+            return Err(syntax(format!("the {field} has {} rings, not 3 (`inner/middle/outer`)", rings.len())));
         }
         let (mut white, mut black): (Bitboard, Bitboard) = (0, 0);
         for (ring, (text_ring, pts)) in ["inner", "middle", "outer"].iter().zip(rings.iter().zip(points.iter())) {
             let chars: Vec<char> = text_ring.chars().collect();
             if chars.len() != 8 {
-                return Err(syntax(format!("the {ring} ring `{text_ring}` has {} points, not 8", chars.len())));
+                return Err(syntax(format!(
+                    "the {ring} ring `{}` has {} points, not 8",
+                    crate::quoted_part(text_ring),
+                    chars.len()
+                )));
             }
             for (&c, &p) in chars.iter().zip(pts.iter()) {
                 match c {
@@ -192,12 +198,19 @@ impl Fen {
         let side = match fields.get(1) {
             Some(&"w") => Color::White,
             Some(&"b") => Color::Black,
-            Some(other) => return Err(syntax(format!("the side to move is `{other}`, not `w` or `b`"))),
+            Some(other) => {
+                return Err(syntax(format!("the side to move is `{}`, not `w` or `b`", crate::quoted_part(other))))
+            }
             None => return Err(syntax("the side to move is missing".to_string())),
         };
         match fields.get(2) {
             Some(&("r" | "n" | "p" | "m" | "o")) => {}
-            Some(other) => return Err(syntax(format!("the phase is `{other}`, not `r`, `n`, `p`, `m` or `o`"))),
+            Some(other) => {
+                return Err(syntax(format!(
+                    "the phase is `{}`, not `r`, `n`, `p`, `m` or `o`",
+                    crate::quoted_part(other)
+                )))
+            }
             None => return Err(syntax("the phase is missing".to_string())),
         }
         match fields.get(3) {
@@ -205,7 +218,9 @@ impl Fen {
                 return Err(FenError::PendingRemoval { text: text.trim().to_string(), why: "action `r`".to_string() })
             }
             Some(&("p" | "s" | "?")) => {}
-            Some(other) => return Err(syntax(format!("the action is `{other}`, not `p`, `s`, `r` or `?`"))),
+            Some(other) => {
+                return Err(syntax(format!("the action is `{}`, not `p`, `s`, `r` or `?`", crate::quoted_part(other))))
+            }
             None => return Err(syntax("the action is missing".to_string())),
         }
         // Fields 5 to 17; anything after them is an extension token.

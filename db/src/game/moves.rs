@@ -109,13 +109,14 @@ pub struct WrittenMove {
 
 impl WrittenMove {
     /// Reads docs/rules.md move notation (`d6`, `d6-d5`, `d6-d5xb4`, `a1xd7`,
-    /// `d6xb4xf4`), case-insensitive.
+    /// `d6xb4xf4`) on the rule set's board, case-insensitive.
     ///
     /// # Errors
     /// [`MoveError::Syntax`] for anything else or a point the board lacks.
-    pub fn parse(text: &str, board: &Board) -> Result<WrittenMove, MoveError> {
+    pub fn parse(text: &str, rules: &RuleSet) -> Result<WrittenMove, MoveError> {
+        let board = rules.board();
         let t = text.trim().to_ascii_lowercase();
-        let syntax = || MoveError::Syntax(text.trim().to_string());
+        let syntax = || MoveError::Syntax { text: text.trim().to_string(), how: how_to_write_moves(rules) };
         let point = |name: &str| board.point(name).ok_or_else(syntax);
         let mut parts = t.split('x');
         let head = parts.next().ok_or_else(syntax)?;
@@ -133,6 +134,46 @@ impl WrittenMove {
             && mv.to == self.to
             && mv.removals() == self.removals.iter().fold(0, |acc, &r| acc | (1 << r))
             && self.removals.len() == mv.removals().count_ones() as usize
+    }
+}
+
+/// Examples of moves under `rules`, on its board: a placement, a slide
+/// and, where mills remove stones, a slide with a removal: `d6`, `d6-d5`,
+/// `d6-d5xb4` on the 24- and 16-point boards; `a1`, `a1-b1` on the 9-point
+/// board, where a line wins and nothing is removed.
+pub fn move_examples(rules: &RuleSet) -> Vec<String> {
+    let board = rules.board();
+    let by_name = |names: [&str; 3]| -> Option<[Point; 3]> {
+        let [p, q, r] = names.map(|n| board.point(n));
+        let (p, q, r) = (p?, q?, r?);
+        (board.adjacent(p) & (1 << q) != 0).then_some([p, q, r])
+    };
+    let [p, q, r] = by_name(["d6", "d5", "b4"]).unwrap_or_else(|| {
+        let p = (0..board.len() as Point).find(|&p| board.adjacent(p) != 0).unwrap_or(0);
+        let q = Points(board.adjacent(p)).next().unwrap_or(p);
+        let r = (0..board.len() as Point).rev().find(|&r| r != p && r != q).unwrap_or(p);
+        [p, q, r]
+    });
+    let [p, q, r] = [p, q, r].map(|x| board.point_name(x));
+    let mut v = vec![p.to_string(), format!("{p}-{q}")];
+    if !rules.line_wins() {
+        v.push(format!("{p}-{q}x{r}"));
+    }
+    v
+}
+
+/// How moves are written under `rules`, with [`move_examples`] on its
+/// board: `a placement `d6`, a slide `d6-d5`, and a removal with `x`
+/// (`d6-d5xb4`)`.
+pub fn how_to_write_moves(rules: &RuleSet) -> String {
+    match move_examples(rules).as_slice() {
+        [place, slide, remove] => {
+            format!("a placement `{place}`, a slide `{slide}`, and a removal with `x` (`{remove}`)")
+        }
+        [place, slide, ..] => {
+            format!("a placement `{place}` or a slide `{slide}` (rule set `{}` removes no stones)", rules.name())
+        }
+        _ => String::new(),
     }
 }
 
@@ -321,10 +362,16 @@ pub fn sliding_unmoves(rules: &RuleSet, us: Bitboard, them: Bitboard, out: &mut 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
     /// The text is not a move in docs/rules.md notation on this board.
-    #[error("cannot read move `{0}`: write a placement `d6`, a slide `d6-d5`, and a removal with `x` (`d6-d5xb4`)")]
-    Syntax(String),
+    #[error("cannot read move `{}`: write {how}", crate::quoted(.text))]
+    Syntax {
+        /// The text given.
+        text: String,
+        /// How moves are written, with examples on the rule set's board
+        /// ([`how_to_write_moves`]).
+        how: String,
+    },
     /// The move is not legal in the position.
-    #[error("illegal move `{mv}`: {why}; legal moves: {legal}")]
+    #[error("illegal move `{}`: {why}; legal moves: {legal}", crate::quoted(.mv))]
     Illegal {
         /// The move given.
         mv: String,
@@ -561,7 +608,7 @@ impl Position {
     /// [`MoveError::Illegal`] (saying why, and listing the legal moves) if
     /// it is not legal.
     pub fn parse_move(&self, rules: &RuleSet, text: &str) -> Result<Move, MoveError> {
-        let written = WrittenMove::parse(text, rules.board())?;
+        let written = WrittenMove::parse(text, rules)?;
         let legal = self.legal_moves(rules);
         if let Some(mv) = legal.iter().find(|m| written.matches(m)) {
             return Ok(*mv);

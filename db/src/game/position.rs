@@ -45,15 +45,18 @@ impl fmt::Display for Color {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PositionError {
     /// The text does not follow the format.
-    #[error("malformed position `{text}`: {why}; expected `W:<points> B:<points> <w|b> [<white in hand> <black in hand>]`, e.g. `W:a4,a1,d3 B:a7,d1,c4 w`")]
+    #[error("malformed position `{}`: {why}; expected `W:<points> B:<points> <w|b> [<white in hand> <black in hand>]`, e.g. `{example}`", crate::quoted(.text))]
     Syntax {
         /// The text given.
         text: String,
         /// What is wrong with it.
         why: String,
+        /// A position on the board the text was read for
+        /// ([`position_example`]).
+        example: String,
     },
     /// A point name the board does not have.
-    #[error("unknown point `{point}` on the {board}")]
+    #[error("unknown point `{}` on the {board}", crate::quoted(.point))]
     UnknownPoint {
         /// The name given.
         point: String,
@@ -167,7 +170,11 @@ impl Setup {
     /// [`PositionError::Overlap`] for bad point lists. Stone counts are
     /// checked by [`Setup::validate`].
     pub fn parse(text: &str, board: &Board) -> Result<Setup, PositionError> {
-        let syntax = |why: &str| PositionError::Syntax { text: text.to_string(), why: why.to_string() };
+        let syntax = |why: &str| PositionError::Syntax {
+            text: text.to_string(),
+            why: why.to_string(),
+            example: position_example(board),
+        };
         let tokens: Vec<&str> = text.split_whitespace().collect();
         let (mut white, mut black, mut side) = (None, None, None);
         let mut hands = Vec::new();
@@ -196,7 +203,10 @@ impl Setup {
                 }
                 hands.push(n);
             } else {
-                return Err(syntax(&format!("unexpected `{tok}`")));
+                if tok.len() == text.trim().len() {
+                    return Err(syntax("it is not in this notation"));
+                }
+                return Err(syntax(&format!("unexpected `{}`", crate::quoted_part(tok))));
             }
         }
         let white = white.ok_or_else(|| syntax("White's stones `W:...` are missing"))?;
@@ -463,6 +473,18 @@ impl From<Position> for Setup {
     fn from(pos: Position) -> Setup {
         pos.to_setup()
     }
+}
+
+/// A position written on `board`, for error messages: `W:a4,a1,d3
+/// B:a7,d1,c4 w` on the 24-point boards, two stones each and one in hand
+/// on the others (`W:a1,c1 B:b1,a2 w 1 1` on the 9-point board).
+pub fn position_example(board: &Board) -> String {
+    const NINE: &str = "W:a4,a1,d3 B:a7,d1,c4 w";
+    if ["a4", "a1", "d3", "a7", "d1", "c4"].iter().all(|p| board.point(p).is_some()) {
+        return NINE.to_string();
+    }
+    let name = |i: usize| board.point_names().get(i).copied().unwrap_or("a1");
+    format!("W:{},{} B:{},{} w 1 1", name(0), name(2), name(1), name(3))
 }
 
 fn parse_points(list: &str, board: &Board) -> Result<Bitboard, PositionError> {

@@ -58,7 +58,7 @@ pub enum RecordError {
         column: usize,
     },
     /// A `[` tag pair that is not `[Name "value"]`.
-    #[error("line {line}, column {column}: `{text}` is not a tag pair `[Name \"value\"]`")]
+    #[error("line {line}, column {column}: `{}` is not a tag pair `[Name \"value\"]`", crate::quoted(.text))]
     BadTag {
         /// Line of the `[`, from 1.
         line: usize,
@@ -346,7 +346,7 @@ pub struct Played {
 
 /// The first move of a record that cannot be played.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("move {number} ({color}, ply {ply}) `{text}`: {error}", number = .number, color = .number.color, ply = .number.ply)]
+#[error("move {number} ({color}, ply {ply}) `{text}`: {error}", number = .number, color = .number.color, ply = .number.ply, text = crate::quoted_part(.text))]
 pub struct ReplayError {
     /// Its number.
     pub number: MoveNumber,
@@ -399,7 +399,10 @@ pub fn replay(rules: &RuleSet, start: Position, first_number: u32, record: &Reco
                 let want = WrittenNumber { number: number.number + off, black: expected_black };
                 warnings.push(format!(
                     "line {}: `{w}` before `{}`, which is move {want} ({}, ply {})",
-                    written.line, written.text, number.color, number.ply
+                    written.line,
+                    crate::quoted(&written.text),
+                    number.color,
+                    number.ply
                 ));
             }
         }

@@ -126,7 +126,7 @@ pub struct RuleSet {
 
 /// A name given to [`RuleSet::preset`] that is not a preset.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("unknown rule set `{0}`; the presets are: {list}", list = PRESETS.join(", "))]
+#[error("unknown rule set `{}`; the presets are: {list}", crate::quoted(.0), list = PRESETS.join(", "))]
 pub struct UnknownPreset(pub String);
 
 /// Changes to a preset's parameters that make a custom rule set
@@ -304,6 +304,51 @@ impl RuleSet {
             }
         }
         Ok(r)
+    }
+
+    /// The custom rule set made from this preset whose fingerprint begins
+    /// with the 32 bits `prefix` (the 8 hex digits of its name,
+    /// [`RuleSet::with_overrides`]): found by trying every combination of
+    /// parameters the overrides can set (a few hundred fingerprints), so
+    /// that a custom rule set can be told from its tables' file names.
+    /// `None` when no combination has that prefix.
+    pub fn custom_with_prefix(&self, prefix: u32) -> Option<RuleSet> {
+        let bools = [false, true];
+        let max = (self.board.len() / 2) as u8;
+        for stones in 3..=max {
+            for flying in bools {
+                for remove_per_mill in bools {
+                    for remove_from_mills_always in bools {
+                        for full_board in [FullBoardOutcome::Draw, FullBoardOutcome::WhiteLoses] {
+                            for lasker in bools {
+                                let mut r = self.clone();
+                                r.stones = stones;
+                                r.flying = flying;
+                                r.remove_per_mill = remove_per_mill;
+                                r.remove_from_mills_always = remove_from_mills_always;
+                                r.full_board = full_board;
+                                r.lasker = lasker;
+                                if (r.fingerprint() >> 32) as u32 != prefix {
+                                    continue;
+                                }
+                                let overrides = Overrides {
+                                    stones: Some(stones),
+                                    flying: Some(flying),
+                                    remove_per_mill: Some(remove_per_mill),
+                                    remove_from_mills_always: Some(remove_from_mills_always),
+                                    full_board: Some(full_board),
+                                    lasker: Some(lasker),
+                                };
+                                if let Ok(found) = self.with_overrides(&overrides) {
+                                    return Some(found);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// The rule set's name: a preset's, or for a custom rule set
@@ -589,6 +634,17 @@ mod tests {
     fn unknown_preset_names_the_list() {
         let e = RuleSet::preset("ten").unwrap_err().to_string();
         assert!(e.contains("ten") && e.contains("nine"));
+    }
+
+    #[test]
+    fn a_custom_rule_set_is_found_from_its_name() {
+        let o = Overrides { stones: Some(4), flying: Some(true), ..Default::default() };
+        let custom = RuleSet::custom("six", &o).unwrap();
+        let prefix = u32::from_str_radix(custom.name().rsplit_once('-').unwrap().1, 16).unwrap();
+        let found = RuleSet::preset("six").unwrap().custom_with_prefix(prefix).unwrap();
+        assert_eq!(found.name(), custom.name());
+        assert_eq!(found.fingerprint(), custom.fingerprint());
+        assert!(RuleSet::preset("nine").unwrap().custom_with_prefix(prefix).is_none());
     }
 
     #[test]

@@ -162,6 +162,16 @@ impl NamedRules {
         }
     }
 
+    /// The rule set itself: the preset, or the custom rule set made from
+    /// it whose name this is ([`RuleSet::custom_with_prefix`]); `None` when
+    /// no combination of overrides gives that name.
+    pub fn rule_set(&self) -> Option<RuleSet> {
+        match self.fingerprint_prefix {
+            None => Some(self.preset.clone()),
+            Some(prefix) => self.preset.custom_with_prefix(prefix).filter(|r| r.name() == self.name),
+        }
+    }
+
     /// Whether a rule set of this `name` and `fingerprint` (a table
     /// header's) is the one this name stands for.
     pub fn matches(&self, name: &str, fingerprint: u64) -> bool {
@@ -170,6 +180,37 @@ impl NamedRules {
                 None => fingerprint == self.preset.fingerprint(),
                 Some(prefix) => (fingerprint >> 32) as u32 == prefix,
             }
+    }
+}
+
+/// A directory whose rule set cannot be told from its file names
+/// ([`Store::rule_set`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DirRulesError {
+    /// Tables of several rule sets.
+    #[error("{} holds tables of several rule sets ({}); name one with `--rules`{}", .dir.display(), .names.join(", "), custom_hint(.names))]
+    Several {
+        /// The directory.
+        dir: PathBuf,
+        /// The rule sets' names, sorted.
+        names: Vec<String>,
+    },
+    /// Tables named after no rule set this library knows.
+    #[error("{}: the tables' file names name rule set `{}`, which is neither a preset nor a custom rule set made from one; name it with `--rules`", .dir.display(), crate::quoted(.name))]
+    Unknown {
+        /// The directory.
+        dir: PathBuf,
+        /// The name in the file names.
+        name: String,
+    },
+}
+
+/// How to name a custom rule set among `names`, if there is one.
+fn custom_hint(names: &[String]) -> &'static str {
+    if names.iter().any(|n| RuleSet::preset(n).is_err()) {
+        " (a custom one, `<preset>-<8 hex digits>`, with `--rules PRESET` and the options that made it)"
+    } else {
+        ""
     }
 }
 
@@ -202,6 +243,23 @@ impl Store {
     /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Makes sure tables can be written here: creates the directory if it
+    /// is missing, then creates and removes a small probe file, so that a
+    /// directory nobody can write to (read-only, or a file system that
+    /// refuses new files) is found before any work.
+    ///
+    /// # Errors
+    /// The operating system's error when either step fails.
+    pub fn check_writable(&self) -> io::Result<()> {
+        if self.dir.exists() && !self.dir.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::NotADirectory, "not a directory (a file is there)"));
+        }
+        std::fs::create_dir_all(&self.dir)?;
+        let probe = self.dir.join(format!(".morris-write-check-{}", std::process::id()));
+        std::fs::OpenOptions::new().write(true).create_new(true).open(&probe)?;
+        std::fs::remove_file(&probe)
     }
 
     /// The path of `sector`'s file of the rule set named `rules_name` in
@@ -280,6 +338,58 @@ impl Store {
         self.sectors(rules, &[FileKind::Dtm, FileKind::Compressed])
     }
 
+    /// The names of the rule sets with DTM tables here (`.mtb` or `.mtz`),
+    /// sorted, each once; empty when the directory cannot be read.
+    pub fn rule_set_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.tables().unwrap_or_default().into_iter().map(|t| t.rules_name).collect();
+        v.dedup();
+        v
+    }
+
+    /// The rule set of the tables here, told from the file names
+    /// ([`NamedRules`]): `Ok(None)` when the directory holds no table (or
+    /// does not exist).
+    ///
+    /// # Errors
+    /// [`DirRulesError::Several`] when it holds tables of several rule
+    /// sets, [`DirRulesError::Unknown`] when the one it holds is no rule set
+    /// this library can make.
+    pub fn rule_set(&self) -> Result<Option<RuleSet>, DirRulesError> {
+        match self.rule_set_names().as_slice() {
+            [] => Ok(None),
+            [one] => NamedRules::parse(one)
+                .ok()
+                .and_then(|named| named.rule_set())
+                .map(Some)
+                .ok_or_else(|| DirRulesError::Unknown { dir: self.dir.clone(), name: one.clone() }),
+            many => Err(DirRulesError::Several { dir: self.dir.clone(), names: many.to_vec() }),
+        }
+    }
+
+    /// The DTM tables here whose file name is wrong, each with what is
+    /// wrong (as `morris stats` reports it): a name that names no known
+    /// rule set, or a sector its rule set cannot have. Such a file is read
+    /// by no command. Empty when the directory cannot be read.
+    pub fn misnamed(&self) -> Vec<(StoredTable, String)> {
+        let mut out = Vec::new();
+        // The rule set of each name, found once (a custom one by a search).
+        let mut found: std::collections::HashMap<String, Option<RuleSet>> = std::collections::HashMap::new();
+        for t in self.tables().unwrap_or_default() {
+            let rules = found
+                .entry(t.rules_name.clone())
+                .or_insert_with(|| NamedRules::parse(&t.rules_name).ok().map(|n| n.rule_set().unwrap_or(n.preset)));
+            let why = match rules {
+                None => "file name names no known rule set".to_string(),
+                Some(rules) => match rules.check_sector(t.sector) {
+                    Ok(()) => continue,
+                    Err(e) => format!("the file name's sector: {e}"),
+                },
+            };
+            out.push((t, why));
+        }
+        out
+    }
+
     /// The names of the rule sets other than `ours` with table files here,
     /// sorted; empty when the directory cannot be read (for hints in error
     /// messages).
@@ -334,6 +444,8 @@ mod tests {
         assert_eq!(NamedRules::parse("six").unwrap().preset.name(), "six");
         assert!(NamedRules::parse("nine-dg-zz").is_err());
         assert!(NamedRules::parse("eleven-12345678").is_err());
+        assert_eq!(named.rule_set().unwrap().fingerprint(), custom.fingerprint());
+        assert!(NamedRules::parse("nine-dg-00000000").unwrap().rule_set().is_none());
     }
 
     #[test]

@@ -158,7 +158,7 @@ fn rate_with(positions: &[Position], threads: usize, runs: usize, work: &(dyn Fn
 /// Runs `morris bench-probe`.
 pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::ui::output::stdout();
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Reads)?;
     let dir = &args.db.db;
     let sectors = sectors_in(dir, &rules, false)?;
     if sectors.is_empty() {

@@ -34,7 +34,7 @@ pub struct CompareArgs {
     /// Compare only these sectors, comma-separated: `3-3,3-4` (sliding) or
     /// `w-b-wh-bh`; each must be in both directories. Default: every sector
     /// present in both.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_sector)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = crate::args::SectorParser)]
     sectors: Vec<Sector>,
     /// How many mismatches to print per sector (the first in slot order).
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = crate::args::number::<usize>(1..=1_000_000))]
@@ -42,11 +42,6 @@ pub struct CompareArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
-}
-
-fn parse_sector(text: &str) -> Result<Sector, String> {
-    Sector::parse(text.trim())
-        .ok_or_else(|| format!("`{text}` is not a sector: write `w-b` or `w-b-wh-bh`, e.g. `3-4`"))
 }
 
 /// Sectors in the order `morris stats` lists them: placement last, fewer
@@ -66,7 +61,18 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db, crate::args::DirUse::Reads)?;
+    let malom_rules = args.rules.rule_set_in_malom(&args.malom)?;
+    let malom_holds_files = !morris_server::source::malom_games_in(&args.malom).is_empty();
+    if malom_holds_files && malom_rules.name() != rules.name() {
+        anyhow::bail!(
+            "the directories hold different rule sets: {} tables of `{}`, {} files of `{}`; compare one rule set",
+            args.db.display(),
+            rules.name(),
+            args.malom.display(),
+            malom_rules.name()
+        );
+    }
     for &s in &args.sectors {
         rules.check_sector(s)?;
     }

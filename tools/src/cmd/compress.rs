@@ -39,7 +39,7 @@ pub struct CompressArgs {
 /// Runs `morris compress`.
 pub fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::ui::output::stdout();
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Reads)?;
     let dir = &args.db.db;
     let store = Store::new(dir);
     let sectors = store

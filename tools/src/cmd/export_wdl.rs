@@ -56,7 +56,7 @@ enum Compress {
 /// Runs `morris export-wdl`.
 pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::ui::output::stdout();
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Reads)?;
     let coding = match args.compress {
         None => WdlCoding::Plain,
         Some(Compress::Groups) => WdlCoding::Groups,

@@ -34,7 +34,7 @@ const DRAW_PLIES: usize = 12;
 /// Runs `morris line`.
 pub fn run(args: LineArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::ui::output::stdout();
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Reads)?;
     let pos = args.position.parse(&rules)?;
     let db = Database::open(&args.db.db, rules)?;
     let rules = db.rules();

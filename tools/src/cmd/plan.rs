@@ -72,7 +72,7 @@ pub struct PlanArgs {
 
 /// Runs `morris plan`.
 pub fn run(args: PlanArgs) -> anyhow::Result<ExitCode> {
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Creates)?;
     if !(args.time_factor.is_finite() && args.time_factor > 0.0 && args.time_factor <= 1000.0) {
         bail!("--time-factor must be a number above 0 and at most 1000, not {}", args.time_factor);
     }
@@ -97,7 +97,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<ExitCode> {
             None => db.join("slurm-logs"),
         };
         let options = SlurmOptions {
-            rules_args: args.rules.to_args(),
+            rules_args: crate::args::rules_args(&rules),
             partition: args.partition.clone(),
             account: args.account.clone(),
             time_factor: args.time_factor,

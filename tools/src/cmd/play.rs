@@ -1,7 +1,8 @@
 //! `morris play`: a game in the terminal against perfect play from a
 //! database. The board is drawn after every move; moves are typed in
 //! docs/rules.md notation; `value`, `moves`, `hint`, `help` and `quit` are
-//! commands.
+//! commands. At a terminal lines can be edited and earlier ones recalled
+//! (arrow keys, Ctrl-R); from a pipe lines are read as they come.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -44,11 +45,70 @@ pub struct PlayArgs {
     from: Vec<String>,
 }
 
-const HELP: &str = "type a move (`d6`, `d6-d5`, `d6-d5xb4`), or: value (the position's value), moves (the legal moves), hint (a best move), board, help, quit";
+/// What can be typed: moves, written with points of the rule set's board,
+/// and the commands.
+fn help(rules: &RuleSet) -> String {
+    let examples: Vec<String> = morris_db::moves::move_examples(rules).iter().map(|m| format!("`{m}`")).collect();
+    format!(
+        "type a move ({}), or: value (the position's value), moves (the legal moves), hint (a best move), board, help, quit",
+        examples.join(", ")
+    )
+}
+
+/// Where the moves come from: a line editor with history (arrow keys,
+/// Ctrl-R; kept for the game) when standard input and output are a
+/// terminal, else standard input line by line (a pipe, a file).
+enum Input {
+    Editor(Box<rustyline::DefaultEditor>),
+    Lines(std::io::StdinLock<'static>),
+}
+
+impl Input {
+    fn new() -> anyhow::Result<Input> {
+        use std::io::IsTerminal;
+        if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+            let editor = rustyline::DefaultEditor::new().context("cannot set up the terminal for line editing")?;
+            return Ok(Input::Editor(Box::new(editor)));
+        }
+        Ok(Input::Lines(std::io::stdin().lock()))
+    }
+
+    /// The next line after `prompt`; `None` at the end of input (Ctrl-D,
+    /// or Ctrl-C at the terminal).
+    fn line(&mut self, prompt: &str, out: &mut impl Write) -> anyhow::Result<Option<String>> {
+        match self {
+            Input::Editor(editor) => {
+                out.flush()?;
+                match editor.readline(prompt) {
+                    Ok(line) => {
+                        if !line.trim().is_empty() {
+                            // A history that refuses an entry is no reason to stop.
+                            let _ = editor.add_history_entry(line.trim());
+                        }
+                        Ok(Some(line))
+                    }
+                    Err(rustyline::error::ReadlineError::Eof | rustyline::error::ReadlineError::Interrupted) => {
+                        Ok(None)
+                    }
+                    Err(e) => Err(e).context("cannot read the terminal"),
+                }
+            }
+            Input::Lines(lines) => {
+                write!(out, "{prompt}")?;
+                out.flush()?;
+                let mut line = String::new();
+                if lines.read_line(&mut line).context("cannot read standard input")? == 0 {
+                    return Ok(None);
+                }
+                Ok(Some(line))
+            }
+        }
+    }
+}
 
 /// Runs `morris play`, reading moves from standard input.
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Reads)?;
     let mut pos = read_position(&args.from, &[], &rules)?.map_or_else(|| Position::start(&rules), |(p, _)| p);
     check_coverage(&rules, &args.db.db, &pos)?;
     let db = Database::open(&args.db.db, rules)?;
@@ -60,10 +120,10 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         Side::White => Color::White,
         Side::Black => Color::Black,
     };
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
+    let mut input = Input::new()?;
     let mut out = crate::ui::output::stdout();
-    writeln!(out, "morris play: you are {human}, rule set {}. {HELP}.", rules.name())?;
+    let help = help(rules);
+    writeln!(out, "morris play: you are {human}, rule set {}. {help}.", rules.name())?;
     writeln!(out, "\n{}", pos.diagram(board))?;
     let mut ply = 0usize;
     loop {
@@ -94,13 +154,10 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             writeln!(out, "\n{}", pos.diagram(board))?;
             continue;
         }
-        write!(out, "{human} to move> ")?;
-        out.flush()?;
-        let mut line = String::new();
-        if input.read_line(&mut line).context("cannot read standard input")? == 0 {
+        let Some(line) = input.line(&format!("{human} to move> "), &mut out)? else {
             writeln!(out, "\nend of input: game left unfinished.")?;
             return Ok(ExitCode::SUCCESS);
-        }
+        };
         let command = line.trim();
         match command.to_ascii_lowercase().as_str() {
             "" => {}
@@ -108,7 +165,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
                 writeln!(out, "game left unfinished after {}.", crate::ui::plural(ply as u64, "ply", "plies"))?;
                 return Ok(ExitCode::SUCCESS);
             }
-            "help" | "?" => writeln!(out, "{HELP}")?,
+            "help" | "?" => writeln!(out, "{help}")?,
             "board" => writeln!(out, "{}", pos.diagram(board))?,
             "value" => {
                 let v = db.value(&pos)?;

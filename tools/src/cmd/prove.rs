@@ -82,7 +82,7 @@ fn word(v: Wdl) -> &'static str {
 /// Runs `morris prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::ui::output::stdout();
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Reads)?;
     let pos = args.position.parse(&rules)?;
     let db = Database::open(&args.db.db, rules.clone())?;
     if args.dtm {

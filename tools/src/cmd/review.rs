@@ -48,7 +48,11 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<ExitCode> {
     };
     let start = match &args.from {
         None => None,
-        Some(t) => Some(Position::read_for(t, &rules).with_context(|| format!("cannot read position `{t}`"))?.0),
+        Some(t) => Some(
+            Position::read_for(t, &rules)
+                .with_context(|| format!("cannot read position `{}`", crate::ui::quoted(t)))?
+                .0,
+        ),
     };
     let source = match args.tables.dir()? {
         TablesDir::Malom(dir) => Source::open_malom(dir, rules)?,

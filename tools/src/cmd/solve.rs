@@ -71,11 +71,16 @@ pub struct SolveArgs {
 /// Runs `morris solve`.
 pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::ui::output::stdout();
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Creates)?;
     rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.count())
         .build_global()
         .context("cannot start the worker threads")?;
+    if !args.plan {
+        morris_db::Store::new(&args.db.db)
+            .check_writable()
+            .with_context(|| format!("cannot write to {}", args.db.db.display()))?;
+    }
     if let Some(unit) = &args.only {
         let observer = SolveBars::new(args.quiet, |event: &SolveEvent| report_event(event, args.verbose));
         let report = solve_only(&rules, &args.db.db, unit, &observer)?;

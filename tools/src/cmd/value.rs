@@ -113,7 +113,7 @@ fn confirmed(seconds: f64, yes: bool, out: &mut impl Write) -> anyhow::Result<()
 /// Runs `morris value`.
 pub fn run(args: ValueArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::ui::output::stdout();
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Creates)?;
     let dir = &args.db.db;
     let plan = Plan::new(&rules, dir, u32::MAX, true, morris_solver::Finished::Keep);
     if !plan.is_empty() {

@@ -28,7 +28,7 @@ pub struct VerifyArgs {
     /// Verify only these sectors, comma-separated: `3-3,4-3` (sliding) or
     /// `w-b-wh-bh`. Default: every table of the rule set in the directory.
     /// The tables their moves lead to must be there too.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_sector)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = crate::args::SectorParser)]
     sectors: Vec<Sector>,
     /// How many faults to print per table (the first in slot order; all
     /// are counted).
@@ -41,15 +41,10 @@ pub struct VerifyArgs {
     quiet: bool,
 }
 
-fn parse_sector(text: &str) -> Result<Sector, String> {
-    Sector::parse(text.trim())
-        .ok_or_else(|| format!("`{text}` is not a sector: write `w-b` or `w-b-wh-bh`, e.g. `3-4`"))
-}
-
 /// Runs `morris verify`.
 pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::ui::output::stdout();
-    let rules = args.rules.rule_set()?;
+    let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Reads)?;
     for &s in &args.sectors {
         rules.check_sector(s)?;
     }
@@ -74,8 +69,20 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         }
         found
     } else {
-        args.sectors.clone()
+        let mut listed = args.sectors.clone();
+        let mut seen = std::collections::HashSet::new();
+        listed.retain(|s| seen.insert(*s));
+        listed
     };
+    // Files no command reads because of their names, reported as `stats`
+    // reports them.
+    let mut misnamed = 0;
+    for (t, why) in Store::new(dir).misnamed() {
+        if t.rules_name == rules.name() || morris_db::store::NamedRules::parse(&t.rules_name).is_err() {
+            crate::ui::output::errln!("error: {}: {why}", t.path.display());
+            misnamed += 1;
+        }
+    }
     for leftover in Store::new(dir).temporary_files().unwrap_or_default() {
         let leftover = leftover.file_name().unwrap_or_default().to_string_lossy().into_owned();
         writeln!(
@@ -144,6 +151,14 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         crate::ui::output::errln!(
             "error: {failed} of {} failed verification",
             crate::ui::plural(sectors.len() as u64, "table", "tables")
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    if misnamed > 0 {
+        crate::ui::output::errln!(
+            "error: {} in {} misnamed (read by no command)",
+            crate::ui::plural(misnamed as u64, "table file", "table files"),
+            dir.display()
         );
         return Ok(ExitCode::FAILURE);
     }

@@ -115,19 +115,10 @@ pub fn report_plan(
     Ok(())
 }
 
-/// The most characters of an input an error message quotes.
-pub const QUOTE_CHARS: usize = 80;
-
-/// `text` as an error message quotes it: whole when it is at most
-/// [`QUOTE_CHARS`] characters, else its first ones, `...` and its length.
-pub fn quoted(text: &str) -> String {
-    let n = text.chars().count();
-    if n <= QUOTE_CHARS {
-        return text.to_string();
-    }
-    let head: String = text.chars().take(QUOTE_CHARS).collect();
-    format!("{head}... ({n} characters)")
-}
+/// An input as an error message quotes it (at most
+/// [`morris_db::QUOTE_CHARS`] characters of it): the one helper of the
+/// libraries and the command line.
+pub use morris_db::quoted;
 
 /// Prints a command's error on standard error: `error: ` and its causes,
 /// then, where a table is missing, a `hint: ` naming the command that

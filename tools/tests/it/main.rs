@@ -7,6 +7,7 @@
 mod cli;
 mod common;
 mod input;
+mod input_cases;
 mod interrupt;
 mod only;
 mod play;

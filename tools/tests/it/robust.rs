@@ -234,13 +234,16 @@ fn every_option_of_every_subcommand_survives_extreme_and_nonsense_values() {
 #[test]
 fn a_sector_that_cannot_exist_is_an_error_naming_it_and_the_board() {
     let db = three();
-    let err = fails(&["verify", "--db", s(db), "--sectors", "13-13"]);
+    let err = fails(&["verify", "--rules", "nine", "--db", s(db), "--sectors", "13-13"]);
     contains_all(&err, &["sector 13-13", "rule set `nine`", "24-point board"], "verify nine 13-13");
+    // Without --rules, the rule set of the tables (issue 39).
+    let err = fails(&["verify", "--db", s(db), "--sectors", "13-13"]);
+    contains_all(&err, &["sector 13-13", "rule set `three`", "9-point board"], "verify three 13-13");
     let err = fails(&["verify", "--rules", "six", "--db", s(db), "--sectors", "9-9"]);
     contains_all(&err, &["sector 9-9", "rule set `six`", "16-point board"], "verify six 9-9");
-    let err = fails(&["verify", "--db", s(db), "--sectors", "3-3-9-0"]);
+    let err = fails(&["verify", "--rules", "nine", "--db", s(db), "--sectors", "3-3-9-0"]);
     contains_all(&err, &["sector 3-3-9-0", "12 stones", "each 9"], "verify nine 3-3-9-0");
-    let err = fails(&["compare", "--db", s(db), "--malom", s(db), "--sectors", "13-13"]);
+    let err = fails(&["compare", "--rules", "nine", "--db", s(db), "--malom", s(db), "--sectors", "13-13"]);
     contains_all(&err, &["sector 13-13", "24-point board"], "compare nine 13-13");
 }
 
