@@ -77,17 +77,23 @@ struct Opt {
     takes_value: bool,
 }
 
-/// The subcommands listed by `morris -h` (but `help`).
+/// The subcommands listed by `morris -h` under its task headings (every
+/// indented line of a section other than `Options:`), but `help`.
 fn subcommands() -> Vec<String> {
     let help = ok(&["-h"]);
-    help.lines()
-        .skip_while(|l| *l != "Commands:")
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|name| *name != "help")
-        .map(str::to_string)
-        .collect()
+    let mut section = "";
+    let mut names = Vec::new();
+    for line in help.lines() {
+        if !line.starts_with(' ') && line.ends_with(':') {
+            section = line;
+        } else if section != "Options:" && !section.is_empty() && line.starts_with("  ") {
+            if let Some(name) = line.split_whitespace().next().filter(|n| *n != "help") {
+                names.push(name.to_string());
+            }
+        }
+    }
+    assert!(names.len() >= 20, "`morris -h` lists {} subcommands:\n{help}", names.len());
+    names
 }
 
 /// A subcommand's options and whether its positional argument is required
