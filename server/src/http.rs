@@ -52,11 +52,13 @@ pub fn app(catalog: Arc<Catalog>, metrics: Arc<Metrics>, limits: &Limits) -> Rou
             .set(served.sectors.len() as i64);
     }
     let waiting = catalog.max_in_flight() + limits.max_queue;
+    // One limit for every route of the API (a per-route limit would let
+    // each route fill its own), shed rather than queued past it.
     let api = api::router(catalog).layer(
         ServiceBuilder::new()
             .layer(HandleErrorLayer::new(|_: tower::BoxError| async { overloaded() }))
             .load_shed()
-            .concurrency_limit(waiting.max(1)),
+            .layer(tower::limit::GlobalConcurrencyLimitLayer::new(waiting.max(1))),
     );
     let ops = Router::new()
         .route("/healthz", get(|| async { Json(serde_json::json!({ "status": "ok" })) }))

@@ -112,6 +112,10 @@ fn read_answer(s: &mut TcpStream) -> Answer {
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
         .collect();
     let mut body = bytes[head_end..].to_vec();
+    if headers.iter().any(|(n, v)| n == "transfer-encoding" && v.contains("chunked")) {
+        let _ = s.read_to_end(&mut body);
+        return Answer { status, headers, body: dechunk(&body) };
+    }
     let length = headers.iter().find(|(n, _)| n == "content-length").map(|(_, v)| v.parse::<usize>().unwrap());
     match length {
         Some(len) => {
@@ -127,6 +131,22 @@ fn read_answer(s: &mut TcpStream) -> Answer {
         None => {}
     }
     Answer { status, headers, body }
+}
+
+/// The body of a chunked answer: each chunk's size line (hex) dropped.
+fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = raw.windows(2).position(|w| w == b"\r\n").expect("a chunk size line");
+        let size_text = String::from_utf8_lossy(&raw[..line_end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).expect("a hex chunk size");
+        raw = &raw[line_end + 2..];
+        if size == 0 {
+            return body;
+        }
+        body.extend_from_slice(&raw[..size]);
+        raw = &raw[size + 2..];
+    }
 }
 
 /// Sends `request` (a whole HTTP/1.1 request) on a new connection and
@@ -267,9 +287,9 @@ fn healthz_and_metrics() {
 #[test]
 fn a_move_into_a_missing_table_is_unknown_and_the_rest_answers() {
     let (running, _) = start(&dbs().six_without_3_4, Limits::default(), 2);
-    // White slides g4-g7 closing a7-d7-g7 and removes a Black stone: the
+    // White slides d6-b6 closing b2-b4-b6 and removes a Black stone: the
     // captures lead to 3-4 (Black to move with 3), whose table is gone.
-    let text = "W:a7,d7,g4,b2 B:b6,d6,f2,d2 w";
+    let text = "W:b2,b4,d6,e4 B:f2,d3,e5,c3 w";
     let rules = RuleSet::preset("six").unwrap();
     let a = get(running.addr, &format!("/api/six?position={}", text.replace(' ', "_")), "");
     assert_eq!(a.status, 200, "{}", String::from_utf8_lossy(&a.body));
