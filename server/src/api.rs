@@ -54,8 +54,10 @@ pub fn router(catalog: Arc<Catalog>) -> Router {
 pub struct ApiError {
     #[serde(skip)]
     status: StatusCode,
-    /// `bad_position`, `unknown_rules`, `bad_parameter`, `missing_table`,
-    /// `damaged_table`, `too_long`, `not_found` or `internal`.
+    /// `bad_position`, `unknown_rules`, `bad_parameter`, `bad_record`,
+    /// `missing_table`, `damaged_table`, `too_long`, `not_found`,
+    /// `method_not_allowed`, `overloaded` (503, with `Retry-After`),
+    /// `timeout`, `http_error` or `internal`.
     pub error: &'static str,
     /// What is wrong, in words.
     pub message: String,
@@ -69,7 +71,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, error: &'static str, message: impl Into<String>) -> ApiError {
+    pub(crate) fn new(status: StatusCode, error: &'static str, message: impl Into<String>) -> ApiError {
         ApiError { status, error, message: message.into(), sector: None, file: None }
     }
 
@@ -322,16 +324,19 @@ pub struct MoveJson {
     pub position: String,
     /// The position after it as a Sanmill FEN (24-point boards only).
     pub fen: Option<String>,
-    /// `win`, `draw` or `loss` for the mover.
+    /// `win`, `draw` or `loss` for the mover; `unknown` when the table of
+    /// the position after it is missing (the rest of the answer stands).
     pub category: &'static str,
     /// Plies to the end of the game counted from before the move (the move
-    /// is ply 1), `null` for a draw.
+    /// is ply 1), `null` for a draw or an unknown value.
     pub dtm: Option<u16>,
     /// Malom's rank of a draw for the mover (Malom's files only).
     pub draw_rank: Option<i32>,
 }
 
-fn move_json(rules: &RuleSet, pos: &Position, mv: Move, eval: Eval) -> MoveJson {
+/// `mv` from `pos` as JSON, with its value for the mover, or with
+/// `category: "unknown"` when `eval` is `None` (its table is missing).
+fn move_json(rules: &RuleSet, pos: &Position, mv: Move, eval: Option<Eval>) -> MoveJson {
     let board = rules.board();
     let after = pos.play_unchecked(mv);
     MoveJson {
@@ -341,10 +346,40 @@ fn move_json(rules: &RuleSet, pos: &Position, mv: Move, eval: Eval) -> MoveJson 
         removes: Points(mv.removals()).map(|p| board.point_name(p)).collect(),
         position: after.to_text(board),
         fen: after.to_fen(rules).ok(),
-        category: category(eval.value),
-        dtm: eval.value.plies(),
-        draw_rank: eval.draw_rank,
+        category: eval.map_or(UNKNOWN, |e| category(e.value)),
+        dtm: eval.and_then(|e| e.value.plies()),
+        draw_rank: eval.and_then(|e| e.draw_rank),
     }
+}
+
+/// The category of a move whose table is missing.
+pub const UNKNOWN: &str = "unknown";
+
+/// Every legal move of `pos`, each valued on its own: for a position some
+/// of whose moves lead to a missing table (as lichess's tablebase answers
+/// a position with a move it cannot value). Known moves best first (as
+/// [`Source::analyze`] orders them, without Malom's draw ranks), then the
+/// unknown ones by notation.
+///
+/// # Errors
+/// Any look-up error other than a missing table.
+fn moves_one_by_one(source: Source, pos: &Position) -> Result<Vec<(Move, Option<Eval>)>, LookupError> {
+    let rules = source.rules();
+    let board = rules.board();
+    let mut known = Vec::new();
+    let mut unknown = Vec::new();
+    for mv in pos.legal_moves(rules) {
+        match source.evaluate(&pos.play_unchecked(mv)) {
+            Ok(e) => known.push((mv, Eval { value: e.value.back(), draw_rank: None })),
+            Err(LookupError::Missing { .. }) => unknown.push(mv),
+            Err(e) => return Err(e),
+        }
+    }
+    known.sort_by(|a, b| {
+        morris_db::Value::best_first(&a.1.value, &b.1.value).then_with(|| a.0.notation(board).cmp(&b.0.notation(board)))
+    });
+    unknown.sort_by_key(|mv| mv.notation(board));
+    Ok(known.into_iter().map(|(mv, e)| (mv, Some(e))).chain(unknown.into_iter().map(|mv| (mv, None))).collect())
 }
 
 /// The answer to `GET /api/{rules}?position=...`.
@@ -391,7 +426,11 @@ pub fn describe(source: Source, pos: &Position) -> Result<PositionJson, LookupEr
     let rules = source.rules();
     let board = rules.board();
     let eval = source.evaluate(pos)?;
-    let moves = source.analyze(pos)?;
+    let moves = match source.analyze(pos) {
+        Ok(moves) => moves.into_iter().map(|(mv, e)| (mv, Some(e))).collect(),
+        Err(LookupError::Missing { .. }) => moves_one_by_one(source, pos)?,
+        Err(e) => return Err(e),
+    };
     let stones = |set: Bitboard, hand: u8| StonesJson { board: set.count_ones(), hand };
     Ok(PositionJson {
         rules: rules.name().to_string(),
@@ -481,7 +520,7 @@ pub fn line_of(source: Source, pos: &Position, plies: Option<usize>) -> Result<L
     let mut record = Vec::new();
     for (i, (mv, e)) in line.into_iter().enumerate() {
         let number = morris_db::record::MoveNumber::of_ply(i as u32 + 1, pos.side_to_move());
-        let j = move_json(rules, &current, mv, e);
+        let j = move_json(rules, &current, mv, Some(e));
         record.push(match (number.color, i) {
             (Color::White, _) | (Color::Black, 0) => format!("{number} {}", j.notation),
             (Color::Black, _) => j.notation.clone(),
@@ -545,6 +584,9 @@ async fn review(
     })?;
     let source = served.source;
     let review = blocking(&catalog, move || review_record(source, start, &text).map_err(ApiError::from)).await?;
+    if let Some(e) = &review.error {
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_record", e.clone()));
+    }
     Ok(Json(review))
 }
 

@@ -29,11 +29,16 @@
 
 pub mod api;
 pub mod bench;
+pub mod http;
+pub mod limits;
+pub mod metrics;
 pub mod review;
 mod running;
 pub mod served;
 pub mod source;
 
-pub use running::{serve, start, Running, MAX_BODY, MAX_QUERY};
+pub use limits::{Limits, LogFormat};
+pub use metrics::Metrics;
+pub use running::{serve, start, start_with, Running, Stopped, MAX_BODY, MAX_QUERY};
 pub use served::{Catalog, Config, Served};
 pub use source::{DirArg, Eval, LookupError, Source};

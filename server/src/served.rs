@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 use morris_db::{RuleSet, Sector};
 
+use crate::limits::Limits;
 use crate::source::{malom_games_in, rule_sets_in, DirArg, Source};
 
 /// What `morris serve` was asked to serve.
@@ -22,8 +23,11 @@ pub struct Config {
     /// The address to listen on (default `127.0.0.1:8080`: loopback only).
     pub bind: SocketAddr,
     /// The most table look-ups running at once (each on a blocking
-    /// thread); further requests wait their turn.
+    /// thread); further requests wait their turn, at most
+    /// [`Limits::max_queue`] of them.
     pub max_in_flight: usize,
+    /// Timeouts, caps, CORS and the access log.
+    pub limits: Limits,
 }
 
 impl Default for Config {
@@ -33,6 +37,7 @@ impl Default for Config {
             malom: Vec::new(),
             bind: SocketAddr::from(([127, 0, 0, 1], 8080)),
             max_in_flight: std::thread::available_parallelism().map_or(2, |n| n.get()) * 2,
+            limits: Limits::default(),
         }
     }
 }
@@ -70,6 +75,7 @@ impl Served {
 #[derive(Debug)]
 pub struct Catalog {
     served: Vec<Served>,
+    max_in_flight: usize,
     /// Permits for look-ups running at once.
     pub permits: Arc<tokio::sync::Semaphore>,
 }
@@ -142,7 +148,13 @@ impl Catalog {
         for (source, dir) in sources {
             push(&mut served, source, dir)?;
         }
-        Ok(Catalog { served, permits: Arc::new(tokio::sync::Semaphore::new(max_in_flight.max(1))) })
+        let max_in_flight = max_in_flight.max(1);
+        Ok(Catalog { served, max_in_flight, permits: Arc::new(tokio::sync::Semaphore::new(max_in_flight)) })
+    }
+
+    /// The most look-ups running at once.
+    pub fn max_in_flight(&self) -> usize {
+        self.max_in_flight
     }
 
     /// The database of the rule set `name`, if served.

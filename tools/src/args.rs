@@ -423,7 +423,7 @@ pub struct ServedArgs {
     #[arg(long, value_name = "[RULES=]DIR")]
     malom: Vec<DirArg>,
     /// The most table look-ups at once (default: twice the cores).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = number::<usize>(1..=4096))]
     max_in_flight: Option<usize>,
 }
 
@@ -438,7 +438,7 @@ impl ServedArgs {
         }
         let mut config = Config { dbs: self.db.clone(), malom: self.malom.clone(), ..Config::default() };
         if let Some(n) = self.max_in_flight {
-            config.max_in_flight = n.max(1);
+            config.max_in_flight = n;
         }
         Ok(config)
     }

@@ -540,11 +540,11 @@ fn review_marks_moves_against_the_tables() {
     assert_eq!(json["moves"][0]["before"], Json::Null);
     assert_eq!(json["summary"]["white"]["not_covered"], 1);
 
-    // An illegal move stops the review and says where.
+    // An illegal move is a bad record: 400, saying where.
     let (status, json) = post(addr, "/api/six/review", "1. b4 b4");
-    assert_eq!(status, 200);
-    assert_eq!(json["moves"].as_array().unwrap().len(), 1);
-    assert!(json["error"].as_str().unwrap().contains("b4"), "{json}");
+    assert_eq!(status, 400, "{json}");
+    assert_eq!(json["error"], "bad_record");
+    assert!(json["message"].as_str().unwrap().contains("b4"), "{json}");
 }
 
 /// Characters that make up positions, FENs and junk.

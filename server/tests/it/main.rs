@@ -6,3 +6,4 @@
 
 mod api;
 mod browser;
+mod hardening;

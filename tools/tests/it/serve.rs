@@ -205,3 +205,47 @@ fn serve_answers_from_malom_files_as_analyze_reads_them() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// SIGTERM (what systemd, Docker and Kubernetes send) stops the server
+/// gracefully with exit code 0; the access log has one line per request.
+#[test]
+fn sigterm_stops_it_cleanly_with_an_access_log() {
+    let three = crate::common::three();
+    let (mut child, url, _) = serve(&["--db", s(three)]);
+    let answer = ureq::get(&format!("{url}api/three?position=W:_B:_w_3_3")).call().unwrap();
+    assert_eq!(answer.status().as_u16(), 200);
+    let killed = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let start = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(15), "took {:?} to stop", start.elapsed());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("SIGTERM"), "{stderr}");
+    assert!(stderr.contains("GET /api/three?position=W:_B:_w_3_3 200"), "no access log line: {stderr}");
+}
+
+/// Limits out of range are refused before anything is served.
+#[test]
+fn serve_refuses_limits_out_of_range() {
+    let three = crate::common::three();
+    for bad in [
+        &["--max-in-flight", "0"][..],
+        &["--max-connections", "0"],
+        &["--header-timeout", "0"],
+        &["--idle-timeout", "-3"],
+        &["--request-timeout", "100000"],
+        &["--cors-origin", "example.org"],
+        &["--log-format", "xml"],
+    ] {
+        let out = morris()
+            .args(["serve", "--bind", "127.0.0.1:0", "--db", s(three)])
+            .args(bad)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{bad:?} was accepted");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(bad[0].trim_start_matches('-')), "{bad:?}: {stderr}");
+    }
+}
