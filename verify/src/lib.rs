@@ -49,6 +49,11 @@ use morris_db::{
 };
 use rayon::prelude::*;
 
+pub mod ledger;
+mod session;
+
+pub use session::{Outcome, Session, SessionTally, Step, TableSum};
+
 /// Something wrong with a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
@@ -316,6 +321,11 @@ impl Verifier {
         &self.rules
     }
 
+    /// The database directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The sectors whose tables of this rule set are in the directory, in
     /// solving order (fewest stones first).
     ///
@@ -352,8 +362,12 @@ impl Verifier {
     }
 
     /// The sectors that moves from `sector` can lead to (with a removal of
-    /// up to 3 stones), where the side to move there still has 3 stones.
-    fn successor_sectors(&self, sector: Sector) -> Vec<Sector> {
+    /// up to 3 stones), where the side to move there still has 3 stones:
+    /// the tables [`Verifier::verify`] reads besides the sector's own (which
+    /// is among them when a move can lead back into the sector), in a fixed
+    /// order. Some may not exist in a database (a sector no position
+    /// reaches); a value that needs a missing one is a fault.
+    pub fn successor_sectors(&self, sector: Sector) -> Vec<Sector> {
         let mut out = Vec::new();
         let mut steps = Vec::new();
         if sector.wh > 0 {
