@@ -41,7 +41,8 @@ pub const VERIFIER_FORMAT: u32 = 1;
 pub const DEFAULT_NAME: &str = "verified.csv";
 
 /// The columns, in order; the ledger's first line names them.
-pub const COLUMNS: [&str; 8] = ["rules", "fingerprint", "sector", "checksum", "successors", "positions", "verifier", "date"];
+pub const COLUMNS: [&str; 8] =
+    ["rules", "fingerprint", "sector", "checksum", "successors", "positions", "verifier", "date"];
 
 /// The `verifier` column of rows this verifier writes: its crate version
 /// and [`VERIFIER_FORMAT`], `0.1.0/1`.
@@ -248,6 +249,22 @@ impl Ledger {
         Ok(ledger)
     }
 
+    /// The ledger of database directory `dir` for `rules`: the file `path`,
+    /// or by default `<dir>/verified.csv` ([`DEFAULT_NAME`]); read as
+    /// [`Ledger::open`] (rows of the other rule sets with tables in `dir`
+    /// skipped), then created if missing and checked to be writable
+    /// ([`Ledger::prepare`]).
+    ///
+    /// # Errors
+    /// As [`Ledger::open`] and [`Ledger::prepare`].
+    pub fn of_database(dir: &Path, rules: &RuleSet, path: Option<&Path>) -> Result<Ledger, LedgerError> {
+        let path = path.map_or_else(|| dir.join(DEFAULT_NAME), Path::to_path_buf);
+        let others = morris_db::Store::new(dir).other_rule_sets(rules.name());
+        let ledger = Ledger::open(&path, rules, &others)?;
+        ledger.prepare()?;
+        Ok(ledger)
+    }
+
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -323,8 +340,7 @@ impl Ledger {
 
     fn write_rows(&self, rows: &[Row]) -> Result<(), LedgerError> {
         let io_error = |error| LedgerError::Io { path: self.path.clone(), error };
-        let mut file =
-            OpenOptions::new().read(true).append(true).create(true).open(&self.path).map_err(io_error)?;
+        let mut file = OpenOptions::new().read(true).append(true).create(true).open(&self.path).map_err(io_error)?;
         FileExt::lock_exclusive(&file).map_err(io_error)?;
         let written = (|| -> io::Result<()> {
             let mut len = file.metadata()?.len();
@@ -365,8 +381,7 @@ impl Ledger {
 fn parse_row(record: &csv::StringRecord, rules: &RuleSet, others: &[String]) -> Result<Option<Row>, String> {
     let field = |i: usize| record.get(i).unwrap_or("");
     let name = field(0);
-    let fingerprint =
-        hex16(field(1)).ok_or_else(|| format!("fingerprint `{}` is not 16 hex digits", field(1)))?;
+    let fingerprint = hex16(field(1)).ok_or_else(|| format!("fingerprint `{}` is not 16 hex digits", field(1)))?;
     if name != rules.name() {
         if others.iter().any(|o| o == name) {
             return Ok(None);
@@ -400,8 +415,7 @@ fn parse_row(record: &csv::StringRecord, rules: &RuleSet, others: &[String]) -> 
         };
         successors.push((sector(s)?, c));
     }
-    let positions: u64 =
-        field(5).parse().map_err(|_| format!("positions `{}` is not a whole number", field(5)))?;
+    let positions: u64 = field(5).parse().map_err(|_| format!("positions `{}` is not a whole number", field(5)))?;
     let verifier = field(6);
     let format_ok = verifier
         .rsplit_once('/')
@@ -483,7 +497,11 @@ mod tests {
         std::fs::write(&path, format!("{whole}{line}")).unwrap();
         let mut ledger = Ledger::open(&path, &nine(), &[]).unwrap();
         assert_eq!(ledger.rows().len(), 1);
-        assert!(ledger.warnings()[0].contains("verified.csv:3: the last line has no end of line"), "{:?}", ledger.warnings());
+        assert!(
+            ledger.warnings()[0].contains("verified.csv:3: the last line has no end of line"),
+            "{:?}",
+            ledger.warnings()
+        );
         assert!(ledger.find(s, 2, 42, &row(s, 2).successors).is_none());
         ledger.append(row(s, 3)).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();

@@ -1,8 +1,9 @@
 //! A run of the verifier over many tables with a [`Ledger`]: each table is
 //! looked up before it is checked (skipped when a row vouches for its
-//! values and its successors' values as they are now), not checked when a
-//! table it depends on is damaged, and recorded when it passes. Used by
-//! `morris verify` and `morris solve --verify`.
+//! values and its successors' values as they are now), reported as not
+//! checked when values could not be re-derived only because a table they
+//! need is damaged, and recorded when it passes. Used by `morris verify`
+//! and `morris solve --verify`.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -39,17 +40,6 @@ pub enum Step {
     /// its moves lead to, are those that were verified. Counted as
     /// verified, not checked again.
     Ledger(Row),
-    /// A table its moves lead to is damaged: its values cannot be
-    /// re-derived, so it is not checked (and not counted as verified).
-    Blocked {
-        /// The damaged table's sector.
-        dependency: Sector,
-        /// What is wrong with it, the first time the session names it and
-        /// only when that table is not itself among those the session was
-        /// told it checks ([`Session::planned`]), which report it
-        /// themselves.
-        damage: Option<String>,
-    },
     /// To be checked ([`Session::check`]).
     Check,
 }
@@ -61,12 +51,20 @@ pub enum Outcome {
     Ledger(Row),
     /// Checked now: passed (and recorded in the ledger) or failed.
     Checked(TableReport),
-    /// Not checked: a table it depends on is damaged ([`Step::Blocked`]).
+    /// Not checked: the table is intact, and every fault of its check was
+    /// a value that could not be re-derived, among them some because a
+    /// table its moves lead to is damaged (the report says which were not
+    /// found and how many).
     NotChecked {
-        /// The damaged table's sector.
+        /// The damaged table's sector (the first, when several are).
         dependency: Sector,
-        /// As [`Step::Blocked`].
+        /// What is wrong with it, the first time the session names it and
+        /// only when that table is not itself among those the session was
+        /// told it checks ([`Session::planned`]), which report it
+        /// themselves.
         damage: Option<String>,
+        /// The check.
+        report: TableReport,
     },
 }
 
@@ -83,7 +81,8 @@ pub struct SessionTally {
     pub positions_now: u64,
     /// Tables checked now that failed.
     pub failed: usize,
-    /// Tables not checked because a table they depend on is damaged.
+    /// Tables not checked because a table they depend on is damaged
+    /// ([`Outcome::NotChecked`]).
     pub not_checked: usize,
 }
 
@@ -192,25 +191,15 @@ impl<'a> Session<'a> {
     }
 
     /// Decides what to do with `sector`'s table (and counts it when it is
-    /// not to be checked): [`Step::Blocked`] when the table is intact but
-    /// a table its moves lead to is damaged; [`Step::Ledger`] when a row
-    /// matches the table's values checksum and positions and the current
-    /// checksum of every successor (never with `recheck`); else
-    /// [`Step::Check`]. A damaged table of its own is always checked (the
-    /// check says where the damage is).
+    /// taken from the ledger): [`Step::Ledger`] when a row matches the
+    /// table's values checksum and positions and the current checksum of
+    /// every successor (a damaged one matches nothing; never with
+    /// `recheck`); else [`Step::Check`].
     pub fn step(&mut self, sector: Sector) -> Step {
         let TableSum::Values { checksum, positions } = self.sum(sector) else {
             return Step::Check;
         };
         let successors = self.successor_sums(sector);
-        if let Some((dependency, why)) = successors.iter().find_map(|(s, t)| match t {
-            TableSum::Damaged(why) if *s != sector => Some((*s, why.clone())),
-            _ => None,
-        }) {
-            let damage = (!self.planned.contains(&dependency) && self.reported.insert(dependency)).then_some(why);
-            self.tally.not_checked += 1;
-            return Step::Blocked { dependency, damage };
-        }
         if self.recheck {
             return Step::Check;
         }
@@ -228,22 +217,37 @@ impl<'a> Session<'a> {
     }
 
     /// Checks `sector`'s table ([`Verifier::verify`], calling `progress`
-    /// with slots done) and, when it passes, appends its row to the ledger:
+    /// with slots done). When it passes, appends its row to the ledger:
     /// the values checksums of the table and of its successors as read
     /// before the check (not recorded when one of them changed during the
-    /// check or is damaged).
+    /// check or is damaged). When the table is intact and its only faults
+    /// are values that could not be re-derived, among them some because a
+    /// damaged table was needed, it was not checked
+    /// ([`Outcome::NotChecked`]); otherwise a fault fails it.
     ///
     /// # Errors
     /// [`LedgerError::Io`] when the row cannot be appended (the table's
     /// check is lost with it: it will be checked again).
-    pub fn check(&mut self, sector: Sector, progress: &(dyn Fn(u64) + Sync)) -> Result<TableReport, LedgerError> {
+    pub fn check(&mut self, sector: Sector, progress: &(dyn Fn(u64) + Sync)) -> Result<Outcome, LedgerError> {
         let before = self.sum(sector);
         let successors = self.successor_sums(sector);
         let report = self.verifier.verify(sector, progress);
         if !report.is_ok() {
+            let damaged = successors.iter().find_map(|(s, t)| match t {
+                TableSum::Damaged(why) if *s != sector && report.unusable.contains(s) => Some((*s, why.clone())),
+                _ => None,
+            });
+            let intact = matches!(before, TableSum::Values { .. });
+            if let (Some((dependency, why)), true, true) =
+                (damaged, intact, report.fault_count == report.successor_faults)
+            {
+                let damage = (!self.planned.contains(&dependency) && self.reported.insert(dependency)).then_some(why);
+                self.tally.not_checked += 1;
+                return Ok(Outcome::NotChecked { dependency, damage, report });
+            }
             self.tally.failed += 1;
             self.reported.insert(sector);
-            return Ok(report);
+            return Ok(Outcome::Checked(report));
         }
         self.tally.now += 1;
         self.tally.positions_now += report.positions;
@@ -265,7 +269,7 @@ impl<'a> Session<'a> {
                 })?;
             }
         }
-        Ok(report)
+        Ok(Outcome::Checked(report))
     }
 
     /// [`Session::step`], then [`Session::check`] when it says so.
@@ -273,11 +277,10 @@ impl<'a> Session<'a> {
     /// # Errors
     /// As [`Session::check`].
     pub fn table(&mut self, sector: Sector, progress: &(dyn Fn(u64) + Sync)) -> Result<Outcome, LedgerError> {
-        Ok(match self.step(sector) {
-            Step::Ledger(row) => Outcome::Ledger(row),
-            Step::Blocked { dependency, damage } => Outcome::NotChecked { dependency, damage },
-            Step::Check => Outcome::Checked(self.check(sector, progress)?),
-        })
+        match self.step(sector) {
+            Step::Ledger(row) => Ok(Outcome::Ledger(row)),
+            Step::Check => self.check(sector, progress),
+        }
     }
 }
 
