@@ -8,6 +8,7 @@ mod cli;
 mod common;
 mod input;
 mod interrupt;
+mod ledger;
 mod only;
 mod play;
 mod results;

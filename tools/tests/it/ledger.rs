@@ -5,15 +5,14 @@
 //! that the ledger rests on. On `nine` up to 7 stones (3-3, 3-4, 4-3) and
 //! small rule sets.
 
-mod common;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use morris_db::table::{table_path, write_table};
 use morris_db::{RuleSet, Sector, Table, TableHeader, Value};
 
-use common::{ok, s, Run};
+use crate::common;
+use crate::common::{ok, s, Run};
 
 fn fails(args: &[&str]) -> Run {
     common::fails_run(args, common::run(args))
@@ -58,10 +57,7 @@ fn change_a_value(dir: &Path, sector: Sector) {
     let t = Table::open(dir, &rules, sector, index.len()).unwrap();
     let mut entries = t.entries().unwrap();
     drop(t);
-    let slot = entries
-        .iter()
-        .position(|&e| matches!(Value::from_entry(e), Some(Value::Win(_))))
-        .expect("a win");
+    let slot = entries.iter().position(|&e| matches!(Value::from_entry(e), Some(Value::Win(_)))).expect("a win");
     let Some(Value::Win(n)) = Value::from_entry(entries[slot]) else { unreachable!() };
     entries[slot] = Value::win(n.get() + 2).unwrap().to_entry();
     write_table(&table_path(dir, &rules, sector), &TableHeader::for_entries(&rules, sector, &entries), &entries)
