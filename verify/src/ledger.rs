@@ -118,7 +118,7 @@ impl Row {
 #[derive(Debug, thiserror::Error)]
 pub enum LedgerError {
     /// The file cannot be read, created, locked or written.
-    #[error("ledger {}: {error}", path.display())]
+    #[error("ledger of verified tables {}: {error} (`--ledger FILE` names another)", path.display())]
     Io {
         /// The ledger.
         path: PathBuf,
