@@ -41,7 +41,7 @@ for spec in "$@"; do
     # shellcheck disable=SC2086 # the options are words
     /usr/bin/time -f %e -o "$scratch/solve.s" "$morris" solve --phase all $options --db "$db" -q
     # shellcheck disable=SC2086
-    /usr/bin/time -f %e -o "$scratch/verify.s" "$morris" verify $options --db "$db" -q > "$scratch/verify.out"
+    /usr/bin/time -f %e -o "$scratch/verify.s" "$morris" verify $options --db "$db" -q --recheck > "$scratch/verify.out"
     # shellcheck disable=SC2086 # the options are words
     write_results "$name" "$db" "$(tail -1 "$scratch/solve.s")" "$(tail -1 "$scratch/verify.s")" $options
     rm -rf "$db"

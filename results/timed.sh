@@ -93,6 +93,6 @@ if ! grep -q '^solve,' "$runs"; then
     write_timed_results
 fi
 if ! grep -q '^verify,' "$runs"; then
-    timed verify verify --rules "$name" --db "$db" -q
+    timed verify verify --rules "$name" --db "$db" -q --recheck
     write_timed_results
 fi

@@ -92,7 +92,7 @@ done_list=$db.verify.csv
 for f in "$db/${name}"_*.mt[bz]; do
     sector=$(basename "$f" | sed -e "s/^${name}_//" -e 's/\.mt[bz]$//' -e 's/_0_0$//' -e 's/_/-/g')
     if grep -q "^$sector," "$done_list"; then continue; fi
-    if ! /usr/bin/time -f %e -o "$db.time" "$morris" verify --rules "$name" --db "$db" --sectors "$sector" -q \
+    if ! /usr/bin/time -f %e -o "$db.time" "$morris" verify --rules "$name" --db "$db" --sectors "$sector" -q --recheck \
         > "$db.verify-last.txt" 2>&1; then
         cat "$db.verify-last.txt" >&2
         echo "verify: table $sector failed (above)" >&2

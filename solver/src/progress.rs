@@ -5,6 +5,8 @@
 //! happened ([`SolveEvent`]). A closure `|event: &SolveEvent| ...` is a
 //! `Progress` that hears the events only.
 
+use morris_db::Sector;
+
 use crate::SolveEvent;
 
 /// Receives a solve's progress. Every method does nothing by default; all
@@ -32,6 +34,17 @@ pub trait Progress: Sync {
     /// (it is solved again), a pair solved.
     fn event(&self, event: &SolveEvent) {
         let _ = event;
+    }
+
+    /// The tables of unit `unit` (its `sectors`) are all on disk, solved
+    /// now or kept from an earlier run, and the run has not yet gone on to
+    /// the next unit nor compressed any table: the moment to check them
+    /// while the tables they read are still in the page cache (`morris
+    /// solve --verify`). An `Err(reason)` stops the solve with
+    /// [`crate::SolveError::Stopped`]; the tables written stay.
+    fn unit_done(&self, unit: &str, sectors: &[Sector]) -> Result<(), String> {
+        let _ = (unit, sectors);
+        Ok(())
     }
 }
 

@@ -84,6 +84,16 @@ pub enum SolveError {
         /// error's source).
         problem: Box<TableError>,
     },
+    /// The caller stopped the solve after a unit ([`Progress::unit_done`]),
+    /// e.g. because a table failed verification; the tables written so
+    /// far stay.
+    #[error("solve stopped after unit {unit}: {reason}")]
+    Stopped {
+        /// The unit.
+        unit: String,
+        /// Why, as the caller said.
+        reason: String,
+    },
     /// An internal consistency check failed (a bug; the table was not written).
     #[error("internal error while solving sector {sector}: {detail}")]
     Internal {
@@ -337,6 +347,9 @@ impl<'a> Run<'a> {
             let unit = &self.units[i];
             progress.message(&unit.name());
             solve_unit(self.rules, self.dir, unit, self.expand, progress, report)?;
+            progress
+                .unit_done(&unit.name(), &unit.sectors)
+                .map_err(|reason| SolveError::Stopped { unit: unit.name(), reason })?;
             for &sector in &self.releases[i] {
                 if report.expanded.contains(&sector) {
                     // Written from its `.mtz` twin for this run's readers,

@@ -49,6 +49,11 @@ use morris_db::{
 };
 use rayon::prelude::*;
 
+pub mod ledger;
+mod session;
+
+pub use session::{Outcome, Session, SessionTally, Step, TableSum};
+
 /// Something wrong with a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
@@ -140,6 +145,13 @@ pub struct TableReport {
     pub faults: Vec<Fault>,
     /// Every fault found.
     pub fault_count: u64,
+    /// Of those, the [`Fault::Successor`] ones: values that could not be
+    /// re-derived because a table a move leads to is missing or unusable.
+    pub successor_faults: u64,
+    /// The sectors of the tables those moves led to, sorted: a table that
+    /// fails with only such faults was not checked rather than found wrong
+    /// when one of them is damaged (`morris verify` says so).
+    pub unusable: Vec<Sector>,
     /// Wall time, seconds.
     pub seconds: f64,
 }
@@ -263,6 +275,10 @@ struct Totals {
     values: Tally,
     faults: Vec<Fault>,
     fault_count: u64,
+    /// The [`Fault::Successor`] faults among them, and the sectors of the
+    /// tables they could not use.
+    successor_faults: u64,
+    unusable: Vec<Sector>,
     /// Scratch: the successors' (table, slot), then their entries.
     slots: Vec<(usize, usize)>,
     entries: Vec<u16>,
@@ -285,6 +301,12 @@ impl Totals {
     fn merge(mut self, other: Totals, limit: usize) -> Totals {
         self.values = self.values.merge(other.values);
         self.fault_count += other.fault_count;
+        self.successor_faults += other.successor_faults;
+        for s in other.unusable {
+            if !self.unusable.contains(&s) {
+                self.unusable.push(s);
+            }
+        }
         self.faults.extend(other.faults);
         self.faults.sort_by_key(Fault::slot);
         self.faults.truncate(limit);
@@ -314,6 +336,11 @@ impl Verifier {
     /// The rule set.
     pub fn rules(&self) -> &RuleSet {
         &self.rules
+    }
+
+    /// The database directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The sectors whose tables of this rule set are in the directory, in
@@ -352,8 +379,12 @@ impl Verifier {
     }
 
     /// The sectors that moves from `sector` can lead to (with a removal of
-    /// up to 3 stones), where the side to move there still has 3 stones.
-    fn successor_sectors(&self, sector: Sector) -> Vec<Sector> {
+    /// up to 3 stones), where the side to move there still has 3 stones:
+    /// the tables [`Verifier::verify`] reads besides the sector's own (which
+    /// is among them when a move can lead back into the sector), in a fixed
+    /// order. Some may not exist in a database (a sector no position
+    /// reaches); a value that needs a missing one is a fault.
+    pub fn successor_sectors(&self, sector: Sector) -> Vec<Sector> {
         let mut out = Vec::new();
         let mut steps = Vec::new();
         if sector.wh > 0 {
@@ -383,8 +414,16 @@ impl Verifier {
     pub fn verify(&self, sector: Sector, progress: &(dyn Fn(u64) + Sync)) -> TableReport {
         let start = Instant::now();
         let path = table_path(&self.dir, &self.rules, sector);
-        let mut report =
-            TableReport { sector, path: path.clone(), positions: 0, faults: Vec::new(), fault_count: 0, seconds: 0.0 };
+        let mut report = TableReport {
+            sector,
+            path: path.clone(),
+            positions: 0,
+            faults: Vec::new(),
+            fault_count: 0,
+            successor_faults: 0,
+            unusable: Vec::new(),
+            seconds: 0.0,
+        };
         let index = match self.rules.sector_index(sector) {
             Ok(index) => index,
             Err(e) => {
@@ -463,6 +502,9 @@ impl Verifier {
             .reduce(Totals::default, |a, b| a.merge(b, limit));
         totals.fault_count += derived.fault_count;
         totals.faults.extend(derived.faults);
+        report.successor_faults = derived.successor_faults;
+        report.unusable = derived.unusable;
+        report.unusable.sort();
         totals.faults.sort_by_key(Fault::slot);
         totals.faults.truncate(limit);
         let h = table.header();
@@ -632,7 +674,13 @@ impl Verifier {
                 };
                 t.fault(limit, Fault::Value { slot, position: position(), stored, derived: d.value, witness });
             }
-            Err(detail) => t.fault(limit, Fault::Successor { slot, position: position(), detail }),
+            Err((child, detail)) => {
+                t.successor_faults += 1;
+                if !t.unusable.contains(&child) {
+                    t.unusable.push(child);
+                }
+                t.fault(limit, Fault::Successor { slot, position: position(), detail })
+            }
         }
     }
 
@@ -747,7 +795,16 @@ impl Verifier {
 
     /// The value of the position `us` (to move) against `them` in `sector`,
     /// from the stored values of the positions its moves lead to.
-    fn derive(&self, us: Bitboard, them: Bitboard, sector: Sector, successors: &Successors) -> Result<Derived, String> {
+    /// # Errors
+    /// When a move leads to a table that is missing or unusable, or holds
+    /// no value for the position: that table's sector, and what is wrong.
+    fn derive(
+        &self,
+        us: Bitboard,
+        them: Bitboard,
+        sector: Sector,
+        successors: &Successors,
+    ) -> Result<Derived, (Sector, String)> {
         let rules = &self.rules;
         let board = rules.board();
         let has_line = |set: Bitboard| rules.has_line(set);
@@ -757,7 +814,7 @@ impl Verifier {
         let mut shortest_loss: Option<(Move, Even)> = None;
         let mut draw: Option<Move> = None;
         let mut longest_win: Option<(Move, Odd)> = None;
-        let mut problem: Option<String> = None;
+        let mut problem: Option<(Sector, String)> = None;
         // The opponent's orbit is shared by every move that removes nothing.
         // (Its orbit table depends only on its stone count.)
         let mut quiet: Option<(usize, usize)> = None;
@@ -780,24 +837,27 @@ impl Verifier {
                         match centries.get(slot as usize).and_then(|&e| Value::from_entry(e)) {
                             Some(v) => v,
                             None => {
-                                problem.get_or_insert(format!(
-                                    "{} leads to {} in sector {cs}, whose slot {slot} holds no value",
-                                    mv.notation(board),
-                                    Setup::from_relative(victim, mover, Color::Black, sector.bh, mover_hand)
-                                        .to_text(board)
+                                problem.get_or_insert((
+                                    cs,
+                                    format!(
+                                        "{} leads to {} in sector {cs}, whose slot {slot} holds no value",
+                                        mv.notation(board),
+                                        Setup::from_relative(victim, mover, Color::Black, sector.bh, mover_hand)
+                                            .to_text(board)
+                                    ),
                                 ));
                                 return;
                             }
                         }
                     }
                     Some(Err(e)) => {
-                        problem.get_or_insert(format!("{} leads to {e}", mv.notation(board)));
+                        problem.get_or_insert((cs, format!("{} leads to {e}", mv.notation(board))));
                         return;
                     }
                     None => {
-                        problem.get_or_insert(format!(
-                            "{} leads to sector {cs}, which this verifier did not expect",
-                            mv.notation(board)
+                        problem.get_or_insert((
+                            cs,
+                            format!("{} leads to sector {cs}, which this verifier did not expect", mv.notation(board)),
                         ));
                         return;
                     }

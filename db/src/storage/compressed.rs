@@ -392,6 +392,46 @@ mod tests {
         assert_eq!(z.value(2), Value::from_entry(entries[2]));
     }
 
+    /// The values checksum is the `.mtb` payload checksum, whichever form
+    /// holds the values: a `.mtz` file (whose header checksums its
+    /// compressed bytes) gives the same number, over more than one batch
+    /// of blocks and a short last block; another value gives another one.
+    #[test]
+    fn values_checksum_is_the_same_in_either_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = RuleSet::preset("nine").unwrap();
+        let sector = Sector::sliding(3, 3);
+        let mut entries = sample(300 * BLOCK_ENTRIES + 5);
+        let header = TableHeader::for_entries(&rules, sector, &entries);
+        let plain = table_path(dir.path(), &rules, sector);
+        write_table(&plain, &header, &entries).unwrap();
+        let table = Table::open_unchecked(&plain).unwrap();
+        assert_eq!(table.values_checksum().unwrap(), header.payload_checksum);
+        let packed = plain.with_extension(COMPRESSED_EXTENSION);
+        compress_table(&table, &packed, 1).unwrap();
+        let z = Table::open_unchecked(&packed).unwrap();
+        assert_ne!(z.header().payload_checksum, header.payload_checksum);
+        assert_eq!(z.values_checksum().unwrap(), header.payload_checksum);
+
+        entries[299 * BLOCK_ENTRIES] = 7;
+        let other = TableHeader::for_entries(&rules, sector, &entries);
+        drop((table, z));
+        write_table(&plain, &other, &entries).unwrap();
+        let table = Table::open_unchecked(&plain).unwrap();
+        compress_table(&table, &packed, 1).unwrap();
+        let z = Table::open_unchecked(&packed).unwrap();
+        assert_ne!(z.values_checksum().unwrap(), header.payload_checksum);
+        assert_eq!(z.values_checksum().unwrap(), other.payload_checksum);
+
+        // A damaged compressed payload has no values checksum.
+        let mut bad = std::fs::read(&packed).unwrap();
+        let last = bad.len() - 40;
+        bad[last] ^= 0x5a;
+        std::fs::write(&packed, &bad).unwrap();
+        let err = Table::open_unchecked(&packed).unwrap().values_checksum().unwrap_err();
+        assert!(err.to_string().contains("payload checksum"), "{err}");
+    }
+
     #[test]
     fn damage_is_an_error_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();

@@ -387,6 +387,52 @@ impl Table {
         })?;
         Ok(entries)
     }
+
+    /// The table's values checksum: the XXH3-64 of its entries as a `.mtb`
+    /// payload holds them (each slot's 16-bit entry, little-endian, in slot
+    /// order), so the same number whichever form holds the values. A `.mtb`
+    /// table's payload checksum is exactly that, and is returned once the
+    /// payload has been read and found to match it. A `.mtz` table's header
+    /// checksums its compressed bytes instead: those are checked first,
+    /// then every block is decompressed (in parallel, a batch at a time)
+    /// and its entries hashed in slot order. For the ledger of verified
+    /// tables (`morris verify`), which must recognise a table after it was
+    /// compressed or expanded.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] when the payload does not match the header's
+    /// checksum (field `payload checksum`) or a block does not decompress
+    /// (field `payload`), as [`Table::verify_checksum`] and
+    /// [`Table::entries`].
+    pub fn values_checksum(&self) -> Result<u64, TableError> {
+        self.verify_checksum()?;
+        let Some(layout) = self.layout() else {
+            return Ok(self.header().payload_checksum);
+        };
+        const BLOCK: usize = crate::compressed::BLOCK_ENTRIES;
+        const BATCH: usize = 256;
+        let count = self.header().entry_count;
+        let unreadable = |slot: u64| TableError::corrupt(self.path(), "payload", format!("slot {slot} cannot be read"));
+        let blocks = count.div_ceil(BLOCK as u64);
+        let mut hasher = Xxh3::new();
+        let mut entries = vec![0u16; BLOCK * BATCH];
+        let mut bytes = Vec::with_capacity(2 * BLOCK * BATCH);
+        for first in (0..blocks).step_by(BATCH) {
+            let start = first * BLOCK as u64;
+            let len = usize::try_from((count - start).min((BLOCK * BATCH) as u64)).map_err(|_| unreadable(start))?;
+            let batch = &mut entries[..len];
+            batch.par_chunks_mut(BLOCK).enumerate().try_for_each(|(i, chunk)| {
+                let block = first + i as u64;
+                layout.block_entries(self.bytes(), block, chunk).ok_or_else(|| unreadable(block * BLOCK as u64))
+            })?;
+            bytes.clear();
+            for e in batch.iter() {
+                bytes.extend_from_slice(&e.to_le_bytes());
+            }
+            hasher.update(&bytes);
+        }
+        Ok(hasher.digest())
+    }
 }
 
 #[cfg(test)]

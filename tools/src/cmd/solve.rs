@@ -14,7 +14,14 @@ use crate::args::{DbArg, Phase, RulesArg, ThreadsArg};
 use crate::ui::bars::SolveBars;
 use crate::ui::events::report_event;
 use crate::ui::peak_memory;
+use crate::ui::verified::write_outcome;
 use morris_solver::estimate::Plan;
+use morris_solver::Progress;
+use std::sync::Mutex;
+
+use morris_db::Sector;
+use morris_probe::verify::ledger::Ledger;
+use morris_probe::verify::{Outcome, Session, Verifier};
 
 /// Solve a rule set's sectors into a database directory.
 ///
@@ -66,6 +73,17 @@ pub struct SolveArgs {
     /// compressed rest. Tables already in DIR are treated alike.
     #[arg(long)]
     compress: bool,
+    /// Verify each unit's tables with the independent verifier (as `morris
+    /// verify`) as soon as they are on disk, while the tables they read
+    /// are still in the page cache, recording each in the ledger; a table
+    /// that fails stops the solve. Units kept from an earlier run are
+    /// verified too, unless the ledger has them already.
+    #[arg(long)]
+    verify: bool,
+    /// The ledger of verified tables for --verify (docs/ledger.md);
+    /// default `verified.csv` in DIR.
+    #[arg(long, value_name = "FILE", requires = "verify")]
+    ledger: Option<std::path::PathBuf>,
 }
 
 /// Runs `morris solve`.
@@ -83,7 +101,10 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(unit) = &args.only {
         let observer = SolveBars::new(args.quiet, |event: &SolveEvent| report_event(event, args.verbose));
+        let verifier = Verifier::new(&args.db.db, rules.clone());
+        let observer = Verifying::new(observer, &verifier, &args)?;
         let report = solve_only(&rules, &args.db.db, unit, &observer)?;
+        observer.summary()?;
         if report.solved.is_empty() {
             writeln!(out, "unit {unit} of {}: its tables are there and intact, nothing to do", rules.name())?;
         } else {
@@ -114,6 +135,8 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     }
     let start = Instant::now();
     let observer = SolveBars::new(args.quiet, |event: &SolveEvent| report_event(event, args.verbose));
+    let verifier = Verifier::new(&args.db.db, rules.clone());
+    let observer = Verifying::new(observer, &verifier, &args)?;
     let report = match args.phase {
         Phase::Sliding => solve_sliding_finishing(&rules, &args.db.db, &options, finished, &observer)?,
         Phase::All => {
@@ -134,6 +157,7 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         report.positions as f64 / seconds.max(1e-9) / 1e6,
         threads_and_memory(),
     )?;
+    observer.summary()?;
     if !report.compressed.is_empty() {
         let (before, after) = report.compressed_bytes;
         writeln!(
@@ -168,4 +192,103 @@ fn threads_and_memory() -> String {
         crate::ui::plural(rayon::current_num_threads() as u64, "thread", "threads"),
         peak_memory()
     )
+}
+
+/// The solve's progress bars, and with `--verify` each unit's tables
+/// verified once they are on disk ([`Progress::unit_done`]), through a
+/// ledger [`Session`]: a table a ledger row vouches for is not checked
+/// again, one that passes gets a row, one that fails (or cannot be
+/// checked) stops the solve.
+struct Verifying<'a> {
+    bars: SolveBars<'a>,
+    session: Option<Mutex<Session<'a>>>,
+    quiet: bool,
+}
+
+impl<'a> Verifying<'a> {
+    fn new(bars: SolveBars<'a>, verifier: &'a Verifier, args: &SolveArgs) -> anyhow::Result<Verifying<'a>> {
+        let session = if args.verify {
+            std::fs::create_dir_all(&args.db.db)
+                .with_context(|| format!("cannot create database directory {}", args.db.db.display()))?;
+            let ledger = Ledger::of_database(&args.db.db, verifier.rules(), args.ledger.as_deref())?;
+            for warning in ledger.warnings() {
+                crate::ui::output::errln!("warning: {warning}");
+            }
+            Some(Mutex::new(Session::new(verifier, ledger, false)))
+        } else {
+            None
+        };
+        Ok(Verifying { bars, session, quiet: args.quiet })
+    }
+
+    /// Verifies `sector`'s table; `Err` with why the solve must stop.
+    fn verify(&self, session: &mut Session, sector: Sector) -> Result<(), String> {
+        self.bars.message(&format!("verify {sector}"));
+        let outcome = session.table(sector, &|_| {}).map_err(|e| e.to_string())?;
+        let failed = match &outcome {
+            Outcome::Checked(report) => !report.is_ok(),
+            Outcome::NotChecked { .. } => true,
+            Outcome::Ledger(_) => false,
+        };
+        if failed || !self.quiet {
+            let mut out = crate::ui::output::stdout();
+            self.bars
+                .suspend(|| write_outcome(&mut out, sector, &outcome).and_then(|()| out.flush()))
+                .map_err(|e| format!("cannot write to standard output: {e}"))?;
+        }
+        match outcome {
+            Outcome::Checked(report) if !report.is_ok() => Err(format!(
+                "the table of sector {sector} failed verification ({} in {})",
+                crate::ui::plural(report.fault_count, "fault", "faults"),
+                report.path.display()
+            )),
+            Outcome::NotChecked { dependency, .. } => Err(format!(
+                "the table of sector {sector} cannot be verified: the table of sector {dependency}, which it depends on, is damaged"
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Prints how many tables were verified, and where they are recorded.
+    fn summary(&self) -> std::io::Result<()> {
+        let Some(session) = &self.session else { return Ok(()) };
+        let Ok(session) = session.lock() else { return Ok(()) };
+        let tally = session.tally();
+        writeln!(
+            crate::ui::output::stdout(),
+            "verified {}: {} from the ledger, {} now (ledger {})",
+            crate::ui::plural(tally.verified() as u64, "table", "tables"),
+            tally.from_ledger,
+            tally.now,
+            session.ledger().path().display()
+        )
+    }
+}
+
+impl Progress for Verifying<'_> {
+    fn begin(&self, rules: &str, what: &str, units: u64) {
+        self.bars.begin(rules, what, units)
+    }
+
+    fn message(&self, text: &str) {
+        self.bars.message(text)
+    }
+
+    fn advance(&self) {
+        self.bars.advance()
+    }
+
+    fn finish(&self) {
+        self.bars.finish()
+    }
+
+    fn event(&self, event: &SolveEvent) {
+        self.bars.event(event)
+    }
+
+    fn unit_done(&self, _unit: &str, sectors: &[Sector]) -> Result<(), String> {
+        let Some(session) = &self.session else { return Ok(()) };
+        let mut session = session.lock().map_err(|_| "the verifier stopped".to_string())?;
+        sectors.iter().try_for_each(|&sector| self.verify(&mut session, sector))
+    }
 }

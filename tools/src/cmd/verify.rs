@@ -1,6 +1,8 @@
 //! `morris verify`: checks every table of a database (header, size,
 //! checksums, statistics) and re-derives every stored value from the stored
-//! values of its successors ([`morris_probe::verify`]).
+//! values of its successors ([`morris_probe::verify`]); skips the tables a
+//! ledger row vouches for and records those that pass
+//! ([`morris_probe::verify::ledger`], docs/ledger.md).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -10,15 +12,18 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_db::{Sector, Store};
-use morris_probe::verify::Verifier;
+use morris_probe::verify::ledger::Ledger;
+use morris_probe::verify::{Outcome, Session, Step, Verifier};
 
 use crate::args::{DbArg, RulesArg, ThreadsArg};
+use crate::ui::verified::write_outcome;
 
 /// Check every table, re-deriving each value from its successors.
 ///
 /// Check every table of a database: header, size, checksums, and every
 /// stored value re-derived from its successors' stored values. Exits
-/// non-zero on any fault.
+/// non-zero on any fault. Tables a ledger row vouches for (unchanged,
+/// and so are the tables they depend on) are not checked again.
 #[derive(Args)]
 pub struct VerifyArgs {
     #[command(flatten)]
@@ -39,6 +44,16 @@ pub struct VerifyArgs {
     /// No progress bars.
     #[arg(long, short)]
     quiet: bool,
+    /// The ledger of verified tables (CSV, docs/ledger.md): a table whose
+    /// values and whose successors' values match a row is not checked
+    /// again; each table that passes gets a row. Default: `verified.csv`
+    /// in the database directory.
+    #[arg(long, value_name = "FILE")]
+    ledger: Option<std::path::PathBuf>,
+    /// Check every table, whatever the ledger says (those that pass are
+    /// still recorded).
+    #[arg(long)]
+    recheck: bool,
 }
 
 /// Runs `morris verify`.
@@ -90,68 +105,73 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             "note: {leftover} is a temporary file of an interrupted solve or export (never read; `morris solve` removes it)"
         )?;
     }
+    let ledger = Ledger::of_database(dir, &rules, args.ledger.as_deref())?;
+    for warning in ledger.warnings() {
+        crate::ui::output::errln!("warning: {warning}");
+    }
+    if ledger.other_format() > 0 {
+        writeln!(
+            out,
+            "note: {} in {} written by another verifier format: their tables are checked again",
+            crate::ui::plural(ledger.other_format() as u64, "row", "rows"),
+            ledger.path().display()
+        )?;
+    }
+    let mut session = Session::new(&verifier, ledger, args.recheck).planned(&sectors);
     let pool = args.threads.pool()?;
     let start = Instant::now();
-    let (mut failed, mut positions) = (0usize, 0u64);
     for &sector in &sectors {
-        let bar = if args.quiet {
-            ProgressBar::hidden()
-        } else {
-            let bar = ProgressBar::new(verifier.slots(sector)?);
-            bar.set_style(
-                ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} slots, {per_sec}, ETA {eta}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-            bar.set_prefix(format!("verify {sector}"));
-            bar
+        // Reading a table whole for its checksum runs on the pool too.
+        let outcome = match pool.install(|| session.step(sector)) {
+            Step::Ledger(row) => Outcome::Ledger(row),
+            Step::Check => {
+                let bar = if args.quiet {
+                    ProgressBar::hidden()
+                } else {
+                    let bar = ProgressBar::new(verifier.slots(sector)?);
+                    bar.set_style(
+                        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} slots, {per_sec}, ETA {eta}")
+                            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                    );
+                    bar.set_prefix(format!("verify {sector}"));
+                    bar
+                };
+                let report = pool.install(|| session.check(sector, &|n| bar.inc(n)));
+                bar.finish_and_clear();
+                report?
+            }
         };
-        let report = pool.install(|| verifier.verify(sector, &|n| bar.inc(n)));
-        bar.finish_and_clear();
-        positions += report.positions;
-        let rate = report.positions as f64 / report.seconds.max(1e-9);
-        if report.is_ok() {
-            writeln!(
-                out,
-                "{:<9} OK      {} re-derived in {:.2} s ({:.2} M positions/s)",
-                sector.to_string(),
-                crate::ui::plural(report.positions, "position", "positions"),
-                report.seconds,
-                rate / 1e6
-            )?;
-        } else {
-            failed += 1;
-            writeln!(
-                out,
-                "{:<9} FAILED  {} fault{} in {}",
-                sector.to_string(),
-                report.fault_count,
-                if report.fault_count == 1 { "" } else { "s" },
-                report.path.display()
-            )?;
-            for f in &report.faults {
-                writeln!(out, "    {f}")?;
-            }
-            if report.fault_count > report.faults.len() as u64 {
-                writeln!(out, "    ... and {} more", report.fault_count - report.faults.len() as u64)?;
-            }
-        }
+        write_outcome(&mut out, sector, &outcome)?;
     }
     let seconds = start.elapsed().as_secs_f64();
+    let tally = session.tally().clone();
     writeln!(
         out,
         "{} of {} OK, {} in {:.2} s ({:.2} M positions/s, {})",
-        sectors.len() - failed,
+        tally.verified(),
         crate::ui::plural(sectors.len() as u64, "table", "tables"),
-        crate::ui::plural(positions, "position", "positions"),
+        crate::ui::plural(tally.positions_now + tally.positions_from_ledger, "position", "positions"),
         seconds,
-        positions as f64 / seconds.max(1e-9) / 1e6,
+        tally.positions_now as f64 / seconds.max(1e-9) / 1e6,
         crate::ui::plural(pool.current_num_threads() as u64, "thread", "threads")
     )?;
-    if failed > 0 {
-        crate::ui::output::errln!(
-            "error: {failed} of {} failed verification",
-            crate::ui::plural(sectors.len() as u64, "table", "tables")
-        );
+    writeln!(
+        out,
+        "{} of {} verified: {} from the ledger, {} now (ledger {})",
+        tally.verified(),
+        crate::ui::plural(sectors.len() as u64, "table", "tables"),
+        tally.from_ledger,
+        tally.now,
+        session.ledger().path().display()
+    )?;
+    if tally.failed + tally.not_checked > 0 {
+        let tables = crate::ui::plural(sectors.len() as u64, "table", "tables");
+        let blocked = "not checked: a table it depends on is damaged";
+        match (tally.failed, tally.not_checked) {
+            (f, 0) => crate::ui::output::errln!("error: {f} of {tables} failed verification"),
+            (0, n) => crate::ui::output::errln!("error: {n} of {tables} {blocked}"),
+            (f, n) => crate::ui::output::errln!("error: {f} of {tables} failed verification, {n} {blocked}"),
+        }
         return Ok(ExitCode::FAILURE);
     }
     if misnamed > 0 {

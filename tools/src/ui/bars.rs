@@ -24,6 +24,14 @@ impl<'a> SolveBars<'a> {
         SolveBars { quiet, bar: Mutex::new(None), on_event: Box::new(on_event) }
     }
 
+    /// Runs `f` (which writes to the terminal) with the bar hidden.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match self.bar.lock().ok().and_then(|bar| bar.clone()) {
+            Some(bar) => bar.suspend(f),
+            None => f(),
+        }
+    }
+
     fn with(&self, f: impl FnOnce(&ProgressBar)) {
         if let Ok(bar) = self.bar.lock() {
             if let Some(bar) = bar.as_ref() {

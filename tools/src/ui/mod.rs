@@ -1,11 +1,12 @@
 //! What the commands show on the terminal: output streams that survive a
 //! closed pipe ([`output`]), progress bars ([`bars`]), a solve's events as
-//! notes ([`events`]), and the small formatting helpers every command uses.
+//! notes ([`events`]), a table's verification ([`verified`]), and the small formatting helpers every command uses.
 
 pub mod bars;
 pub mod events;
 pub mod help;
 pub mod output;
+pub mod verified;
 
 /// `n` and a noun in the number `n` asks for: `1 table`, `2 tables`,
 /// `1 ply`, `0 plies`.

@@ -9,6 +9,7 @@ mod common;
 mod input;
 mod input_cases;
 mod interrupt;
+mod ledger;
 mod only;
 mod play;
 mod readme;

@@ -45,12 +45,15 @@ fn position_where(w: usize, b: usize, pick: impl Fn(Value) -> bool) -> (Position
 
 #[test]
 fn verify_passes_on_a_solved_database() {
-    let out = ok(&["verify", "--db", s(db7()), "-q"]);
+    // The ledger elsewhere: db7 is shared, and other tests list its files.
+    let ledger = tempfile::tempdir().unwrap();
+    let ledger = ledger.path().join("verified.csv");
+    let out = ok(&["verify", "--db", s(db7()), "-q", "--ledger", s(&ledger)]);
     for sector in ["3-3", "3-4", "4-3"] {
         assert!(out.lines().any(|l| l.starts_with(sector) && l.contains(" OK ")), "{sector}:\n{out}");
     }
     assert!(out.contains("3 of 3 tables OK, 1690422 positions"), "{out}");
-    let out = ok(&["verify", "--db", s(db7()), "--sectors", "4-3", "--threads", "1"]);
+    let out = ok(&["verify", "--db", s(db7()), "--sectors", "4-3", "--threads", "1", "--ledger", s(&ledger)]);
     assert_eq!(out.lines().filter(|l| l.contains(" OK ")).count(), 1, "{out}");
     assert!(out.contains("1 of 1 table OK"), "{out}");
 }
