@@ -21,6 +21,7 @@
 
 mod error;
 pub mod longest;
+mod sample;
 pub mod malom;
 pub mod prove;
 pub mod prove_dtm;
@@ -29,8 +30,9 @@ pub mod wdl;
 
 pub use error::{MissingHint, ProbeError};
 pub use malom::{MalomDatabase, MalomValue};
-/// The independent verifier, a crate of its own (`morris-verify`, which
-/// depends on `morris-db` only); re-exported here for callers of
-/// `morris_probe::verify`.
-pub use morris_verify as verify;
+/// Win, draw or loss for the side to move, without distance: the one such
+/// type of the workspace (defined in `morris-db`, whose WDL files store
+/// it; the same type as [`wdl::Wdl`]).
+pub use morris_db::wdl::Wdl;
+pub use sample::{sample, Sample};
 pub use tables::{Answer, Database, Dtm, Encoding, ProbeOptions, Prober, TableProber, Tables};

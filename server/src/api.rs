@@ -422,7 +422,7 @@ async fn position(
     let served = served(&catalog, &name)?;
     let pairs = parse_query(raw.as_deref(), &["position", "fen"])?;
     let pos = position_param(&pairs, served.rules())?;
-    let source = served.source;
+    let source = served.source.clone();
     Ok(Json(blocking(&catalog, move || Ok(describe(source, &pos)?)).await?))
 }
 
@@ -522,7 +522,7 @@ async fn line(
             }
         },
     };
-    let source = served.source;
+    let source = served.source.clone();
     Ok(Json(blocking(&catalog, move || Ok(line_of(source, &pos, plies)?)).await?))
 }
 
@@ -543,7 +543,7 @@ async fn review(
             e.body_text(),
         )
     })?;
-    let source = served.source;
+    let source = served.source.clone();
     let review = blocking(&catalog, move || review_record(source, start, &text).map_err(ApiError::from)).await?;
     Ok(Json(review))
 }

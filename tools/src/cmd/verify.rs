@@ -1,6 +1,6 @@
 //! `morris verify`: checks every table of a database (header, size,
 //! checksums, statistics) and re-derives every stored value from the stored
-//! values of its successors ([`morris_probe::verify`]).
+//! values of its successors ([`morris_verify`]).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -10,7 +10,7 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_db::{Sector, Store};
-use morris_probe::verify::Verifier;
+use morris_verify::Verifier;
 
 use crate::args::{DbArg, RulesArg, ThreadsArg};
 
