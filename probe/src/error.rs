@@ -29,7 +29,7 @@ use morris_db::{PositionError, Sector, TableError};
 /// let db = Database::open(dir.path(), rules)?;
 /// let pos = Position::parse("W:a1,d1,g1 B:a7,d7,b6 b", db.rules())?;
 /// match db.value(&pos) {
-///     Err(ProbeError::Unreachable { reason }) => assert!(reason.contains("line"), "{reason}"),
+///     Err(ProbeError::Unreachable { reason, .. }) => assert!(reason.contains("line"), "{reason}"),
 ///     other => panic!("{other:?}"),
 /// }
 /// let pos = Position::parse("W:a1,d1,b2 B:a7,d7,b6 w", db.rules())?;

@@ -22,6 +22,7 @@
 mod error;
 pub mod longest;
 mod sample;
+mod tablebase;
 pub mod malom;
 pub mod prove;
 pub mod prove_dtm;
@@ -35,4 +36,5 @@ pub use malom::{MalomDatabase, MalomValue};
 /// it; the same type as [`wdl::Wdl`]).
 pub use morris_db::wdl::Wdl;
 pub use sample::{sample, Sample};
+pub use tablebase::{rule_sets_in, Tablebase};
 pub use tables::{Answer, Database, Dtm, Encoding, ProbeOptions, Prober, TableProber, Tables};
