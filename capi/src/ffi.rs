@@ -26,7 +26,7 @@ pub enum MorrisStatus {
     /// no game.
     BadPosition = 3,
     /// The directory does not exist, holds no tables, or tables of several
-    /// rule sets and none was named; or the rule set is unknown.
+    /// rule sets and none was named.
     NoDatabase = 4,
     /// The table the position needs is not in the directory (the message
     /// names the sector and the file).
@@ -34,8 +34,8 @@ pub enum MorrisStatus {
     /// A table is damaged, of another rule set, or of a format version this
     /// library does not read.
     BadTable = 6,
-    /// The query cannot be answered from these tables (e.g. distances from
-    /// WDL files only).
+    /// An unknown rule set, or a query these tables cannot answer (e.g.
+    /// distances from WDL files only).
     Unsupported = 7,
     /// The caller's buffer is too small (the message says how large it must
     /// be).

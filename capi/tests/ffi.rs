@@ -59,7 +59,10 @@ fn start_of_three_is_won_in_nine_by_b2() {
         assert!(last_error().contains("needs 3 bytes"), "{}", last_error());
         // Every move, best first; asking with no room says how many.
         let mut count = 0usize;
-        assert_eq!(morris_moves(db, c(START).as_ptr(), std::ptr::null_mut(), 0, &mut count), MorrisStatus::BufferTooSmall);
+        assert_eq!(
+            morris_moves(db, c(START).as_ptr(), std::ptr::null_mut(), 0, &mut count),
+            MorrisStatus::BufferTooSmall
+        );
         assert_eq!(count, 9);
         let mut moves = vec![MorrisMove { text: [0; 16], value: MorrisValue::default() }; count];
         assert_eq!(morris_moves(db, c(START).as_ptr(), moves.as_mut_ptr(), moves.len(), &mut count), MorrisStatus::Ok);
@@ -94,7 +97,10 @@ fn bad_input_is_an_error_code_and_a_message() {
         assert_eq!(morris_probe(db, bytes.as_ptr(), &mut v), MorrisStatus::InvalidArgument);
         let mut count = 0usize;
         assert_eq!(morris_moves(db, c(START).as_ptr(), std::ptr::null_mut(), 3, &mut count), MorrisStatus::NullPointer);
-        assert_eq!(morris_best_move(db, c(START).as_ptr(), std::ptr::null_mut(), 3, std::ptr::null_mut()), MorrisStatus::NullPointer);
+        assert_eq!(
+            morris_best_move(db, c(START).as_ptr(), std::ptr::null_mut(), 3, std::ptr::null_mut()),
+            MorrisStatus::NullPointer
+        );
         morris_close(db);
         morris_close(std::ptr::null_mut());
 
@@ -123,7 +129,7 @@ fn a_missing_table_names_sector_and_file() {
         let db = morris_open(dir.as_ptr(), std::ptr::null());
         assert!(!db.is_null(), "{}", last_error());
         let mut v = MorrisValue::default();
-        assert_eq!(morris_probe(db, c("W:a1,d1,b2 B:a7,d7,b6 w").as_ptr(), &mut v), MorrisStatus::MissingTable);
+        assert_eq!(morris_probe(db, c("W:a1,c1,b3 B:a2,c2,a3 w").as_ptr(), &mut v), MorrisStatus::MissingTable);
         let e = last_error();
         assert!(e.contains("3-3") && e.contains("three_3_3_0_0.mtb"), "{e}");
         morris_close(db);

@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "morris_open: %s\n", morris_last_error());
             return 1;
         }
-        s = morris_probe(partial, "W:a1,d1,b2 B:a7,d7,b6 w", &value);
+        s = morris_probe(partial, "W:a1,c1,b3 B:a2,c2,a3 w", &value);
         printf("missing table: status %d: %s\n", (int)s, morris_last_error());
         morris_close(partial);
         if (s != MORRIS_STATUS_MISSING_TABLE) return 1;

@@ -27,12 +27,12 @@ use morris_db::{PositionError, Sector, TableError};
 /// let dir = tempfile::tempdir()?; // an empty database
 /// let rules = RuleSet::preset("three")?;
 /// let db = Database::open(dir.path(), rules)?;
-/// let pos = Position::parse("W:a1,d1,g1 B:a7,d7,b6 b", db.rules())?;
+/// let pos = Position::parse("W:a1,b1,c1 B:a2,b3,c3 w", db.rules())?;
 /// match db.value(&pos) {
 ///     Err(ProbeError::Unreachable { reason, .. }) => assert!(reason.contains("line"), "{reason}"),
 ///     other => panic!("{other:?}"),
 /// }
-/// let pos = Position::parse("W:a1,d1,b2 B:a7,d7,b6 w", db.rules())?;
+/// let pos = Position::parse("W:a1,c1,b3 B:a2,c2,a3 w", db.rules())?;
 /// match db.value(&pos) {
 ///     Err(ProbeError::MissingTable { sector, path, .. }) => {
 ///         assert_eq!(sector, Sector::sliding(3, 3));

@@ -21,11 +21,11 @@
 
 mod error;
 pub mod longest;
-mod sample;
-mod tablebase;
 pub mod malom;
 pub mod prove;
 pub mod prove_dtm;
+mod sample;
+mod tablebase;
 pub mod tables;
 pub mod wdl;
 

@@ -57,7 +57,12 @@ const TRIES_PER_POSITION: usize = 1000;
 /// whose every drawn position no game reaches);
 /// [`ProbeError::MissingTable`] when `db` has no table of the sector;
 /// [`ProbeError::Table`] for a damaged one.
-pub fn sample<E: Encoding>(db: &Tables<E>, sector: Sector, n: usize, seed: u64) -> Result<Vec<Sample<E::Answer>>, ProbeError> {
+pub fn sample<E: Encoding>(
+    db: &Tables<E>,
+    sector: Sector,
+    n: usize,
+    seed: u64,
+) -> Result<Vec<Sample<E::Answer>>, ProbeError> {
     // Refuses a sector the rule set cannot have, and a missing table, once.
     db.table(sector)?;
     let rules = db.rules();

@@ -131,7 +131,10 @@ impl PyPosition {
     /// The position after ``move`` (a string as ``legal_moves`` writes
     /// it). Raises ``ValueError`` for a move that is not legal here.
     fn push(&self, r#move: &str) -> PyResult<PyPosition> {
-        let mv = self.pos.parse_move(&self.rules, r#move).map_err(|e| PyValueError::new_err(format!("move `{move}`: {e}")))?;
+        let mv = self
+            .pos
+            .parse_move(&self.rules, r#move)
+            .map_err(|e| PyValueError::new_err(format!("move `{move}`: {e}")))?;
         Ok(PyPosition { pos: self.pos.play_unchecked(mv), rules: self.rules.clone() })
     }
 
@@ -302,15 +305,14 @@ impl PyTablebase {
     #[pyo3(signature = (fens, as_numpy = false))]
     fn probe_wdl_many<'py>(&self, py: Python<'py>, fens: Vec<String>, as_numpy: bool) -> PyResult<Bound<'py, PyAny>> {
         let tb = self.tb()?;
-        let values: Vec<i8> = py
-            .allow_threads(|| {
-                fens.iter()
-                    .map(|f| {
-                        let p = parse(f, tb.rules()).map_err(|e| PyValueError::new_err(e))?;
-                        tb.wdl(&p).map(|w| w.signum() as i8).map_err(py_err)
-                    })
-                    .collect::<PyResult<Vec<i8>>>()
-            })?;
+        let values: Vec<i8> = py.allow_threads(|| {
+            fens.iter()
+                .map(|f| {
+                    let p = parse(f, tb.rules()).map_err(|e| PyValueError::new_err(e))?;
+                    tb.wdl(&p).map(|w| w.signum() as i8).map_err(py_err)
+                })
+                .collect::<PyResult<Vec<i8>>>()
+        })?;
         if as_numpy {
             let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
             array(py, &bytes, "int8")
@@ -355,7 +357,8 @@ impl PyTablebase {
             return Ok(rows.into_pyobject(py)?.into_any());
         }
         let d = PyDict::new(py);
-        let u32s = |f: &dyn Fn(&Position) -> u32| drawn.iter().flat_map(|s| f(&s.position).to_ne_bytes()).collect::<Vec<u8>>();
+        let u32s =
+            |f: &dyn Fn(&Position) -> u32| drawn.iter().flat_map(|s| f(&s.position).to_ne_bytes()).collect::<Vec<u8>>();
         let u8s = |f: &dyn Fn(&Position) -> u8| drawn.iter().map(|s| f(&s.position)).collect::<Vec<u8>>();
         d.set_item("white", array(py, &u32s(&|p| p.white()), "uint32")?)?;
         d.set_item("black", array(py, &u32s(&|p| p.black()), "uint32")?)?;
@@ -382,12 +385,7 @@ impl PyTablebase {
     }
 
     #[pyo3(signature = (_exc_type = None, _exc = None, _tb = None))]
-    fn __exit__(
-        &self,
-        _exc_type: Option<PyObject>,
-        _exc: Option<PyObject>,
-        _tb: Option<PyObject>,
-    ) -> PyResult<bool> {
+    fn __exit__(&self, _exc_type: Option<PyObject>, _exc: Option<PyObject>, _tb: Option<PyObject>) -> PyResult<bool> {
         self.close()?;
         Ok(false)
     }

@@ -103,7 +103,7 @@ def test_missing_table_raises_missing_table_error(three_db, tmp_path):
     shutil.copytree(three_db, partial)
     for f in partial.glob("three_3_3_0_0.*"):
         f.unlink()
-    pos = "W:a1,d1,b2 B:a7,d7,b6 w"
+    pos = "W:a1,c1,b3 B:a2,c2,a3 w"
     with open_tablebase(partial) as tb:
         with pytest.raises(MissingTableError) as info:
             tb.probe_wdl(pos)
@@ -142,7 +142,7 @@ def test_add_directory(three_db, tmp_path):
     shutil.copytree(three_db, partial)
     for f in partial.glob("three_3_3_0_0.*"):
         f.unlink()
-    pos = "W:a1,d1,b2 B:a7,d7,b6 w"
+    pos = "W:a1,c1,b3 B:a2,c2,a3 w"
     with open_tablebase(partial, rules="three") as tb:
         assert tb.get_wdl(pos) is None
         tb.add_directory(three_db)

@@ -80,7 +80,9 @@ impl From<ProbeError> for LookupError {
             ProbeError::MissingTable { sector, ref path, .. } => {
                 LookupError::Missing { sector: sector.to_string(), file: file_name(path), message: e.to_string() }
             }
-            ProbeError::Version { ref path, .. } => LookupError::Damaged { file: file_name(path), message: e.to_string() },
+            ProbeError::Version { ref path, .. } => {
+                LookupError::Damaged { file: file_name(path), message: e.to_string() }
+            }
             ProbeError::Table(TableError::Missing { sector, ref path }) => {
                 LookupError::Missing { sector: sector.to_string(), file: file_name(path), message: e.to_string() }
             }

@@ -17,10 +17,10 @@ use std::path::Path;
 
 use morris_db::rules::FullBoardOutcome;
 use morris_db::{Overrides, Position, RuleSet, Sector, Value};
-use morris_verify::Verifier;
 use morris_probe::Database;
 use morris_solver::placement::placement_sectors;
 use morris_solver::{solve_all, SolveError};
+use morris_verify::Verifier;
 
 fn lasker(preset: &str, stones: u8) -> RuleSet {
     RuleSet::custom(preset, &Overrides { stones: Some(stones), lasker: Some(true), ..Overrides::default() })

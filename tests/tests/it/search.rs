@@ -161,7 +161,11 @@ fn six_value_independent_of_ordering_and_split() {
         .unwrap();
     let (threads, stats) = prove_parallel(&db, &SearchOptions::default(), &start, 2).unwrap();
     assert!(stats.nodes > 0);
-    assert_eq!((whole, unordered, split, threads), (Wdl::Draw, Wdl::Draw, Wdl::Draw, Wdl::Draw), "six is a draw (Liou 2026)");
+    assert_eq!(
+        (whole, unordered, split, threads),
+        (Wdl::Draw, Wdl::Draw, Wdl::Draw, Wdl::Draw),
+        "six is a draw (Liou 2026)"
+    );
 }
 
 /// Two threads sharing one transposition table (each deferring what the

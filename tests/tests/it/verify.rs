@@ -12,8 +12,8 @@ use std::path::Path;
 
 use morris_db::table::{table_path, write_table, HEADER_SIZE};
 use morris_db::{Color, Position, RuleSet, Sector, Setup, Table, TableHeader, Value};
-use morris_verify::{Fault, TableReport, Verifier};
 use morris_probe::Database;
+use morris_verify::{Fault, TableReport, Verifier};
 use proptest::prelude::*;
 
 use crate::common::{copy_of_db, nine, solved};

@@ -15,10 +15,10 @@ use clap::Args;
 use indicatif::ProgressBar;
 use morris_db::{Position, Value};
 use morris_probe::prove::{prove_parallel, SearchOptions, SearchStats, TranspositionTable};
-use morris_probe::Wdl;
 use morris_probe::prove_dtm::prove_dtm;
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::Database;
+use morris_probe::Wdl;
 
 use crate::args::{DbArg, RulesArg, StartArg, ThreadsArg};
 
