@@ -230,3 +230,49 @@ impl From<PositionError> for ProbeError {
         ProbeError::InvalidPosition(e)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Seek, SeekFrom, Write};
+
+    use morris_db::{Position, RuleSet, Sector, Store};
+
+    use super::*;
+    use crate::Database;
+
+    /// A table whose header has another format version is
+    /// [`ProbeError::Version`] with both versions, not a generic damage.
+    #[test]
+    fn a_table_of_another_format_version_is_a_version_error() {
+        let rules = RuleSet::preset("three").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let options = morris_solver::SolveOptions { max_stones: 6, progress: false };
+        morris_solver::solve_sliding(&rules, dir.path(), &options).unwrap();
+        let path = Store::new(dir.path()).table_path(&rules, Sector::sliding(3, 3));
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.seek(SeekFrom::Start(8)).unwrap();
+        f.write_all(&7u32.to_le_bytes()).unwrap();
+        drop(f);
+        let db = Database::open(dir.path(), rules).unwrap();
+        let pos = Position::parse("W:a1,c1,b3 B:a2,c2,a3 w", db.rules()).unwrap();
+        match db.value(&pos).unwrap_err() {
+            ProbeError::Version { path: p, found, supported } => {
+                assert_eq!((p, found, supported), (path, 7, morris_db::table::FORMAT_VERSION));
+            }
+            other => panic!("expected a version error, got {other:?}"),
+        }
+    }
+
+    /// The handles an embedder keeps are owned, cloneable and shareable.
+    #[test]
+    fn handles_are_send_sync_static_and_clone() {
+        fn owned<T: Send + Sync + Clone + 'static>() {}
+        owned::<crate::Database>();
+        owned::<crate::wdl::WdlDatabase>();
+        owned::<crate::MalomDatabase>();
+        owned::<crate::Tablebase>();
+        owned::<crate::Prober>();
+        fn error<T: std::error::Error + Send + Sync + 'static>() {}
+        error::<ProbeError>();
+    }
+}

@@ -71,24 +71,28 @@ pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
     let board = rules.board();
     let drawn = morris_probe::sample(&db, sector, args.n, args.seed)?;
     let mut out = crate::ui::output::stdout();
-    let mut csv = (args.format == Format::Csv).then(|| csv::Writer::from_writer(Vec::new()));
-    if let Some(w) = csv.as_mut() {
-        w.write_record(["position", "value", "wdl", "dtm", "best_moves"])?;
-    }
+    let mut rows = Vec::with_capacity(drawn.len());
     for s in drawn {
         let position = if args.fen { s.position.to_fen(rules)? } else { s.position.to_text(board) };
         let best: Vec<String> = db.best_moves(&s.position)?.into_iter().map(|(mv, _)| mv.notation(board)).collect();
         let (wdl, dtm) = wdl_dtm(s.value);
-        match csv.as_mut() {
-            Some(w) => {
+        rows.push((position, format!("{:?}", s.value), wdl, dtm, best));
+    }
+    match args.format {
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(&mut out);
+            w.write_record(["position", "value", "wdl", "dtm", "best_moves"])?;
+            for (position, value, wdl, dtm, best) in rows {
                 let dtm = dtm.map(|d| d.to_string()).unwrap_or_default();
-                w.write_record([position, format!("{:?}", s.value), wdl.to_string(), dtm, best.join(" ")])?;
-                out.write_all(&std::mem::take(w.get_mut()))?;
+                w.write_record([position, value, wdl.to_string(), dtm, best.join(" ")])?;
             }
-            None => {
+            w.flush()?;
+        }
+        Format::Jsonl => {
+            for (position, value, wdl, dtm, best) in rows {
                 let row = serde_json::json!({
                     "position": position,
-                    "value": format!("{:?}", s.value),
+                    "value": value,
                     "wdl": wdl,
                     "dtm": dtm,
                     "best_moves": best,
@@ -96,10 +100,6 @@ pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
                 writeln!(out, "{row}")?;
             }
         }
-    }
-    if let Some(mut w) = csv {
-        w.flush()?;
-        out.write_all(w.get_ref())?;
     }
     Ok(ExitCode::SUCCESS)
 }
