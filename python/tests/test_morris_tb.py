@@ -1,5 +1,7 @@
 """morris_tb against the `morris` command line on the same positions."""
 
+import csv
+import io
 import re
 import shutil
 import threading
@@ -168,9 +170,15 @@ def test_sample_is_reproducible_and_agrees_with_probes(three_db, cli):
             assert (tb.probe_wdl(text), tb.probe_dtm(text)) == (wdl, dtm)
         # The command line draws the same positions for the same seed.
         out = cli("sample", "--rules", "three", "--db", str(three_db), "--sector", "3-3",
-                  "-n", "50", "--seed", "7", "--format", "csv").splitlines()
-        assert out[0] == "position,value,wdl,dtm,best_moves"
-        assert [line.split(",")[0] for line in out[1:]] == [t for t, _, _ in rows]
+                  "-n", "50", "--seed", "7", "--format", "csv")
+        table = list(csv.DictReader(io.StringIO(out)))
+        assert [r["position"] for r in table] == [t for t, _, _ in rows]
+        assert [int(r["wdl"]) for r in table] == [w for _, w, _ in rows]
+        assert [int(r["dtm"]) if r["dtm"] else None for r in table] == [d for _, _, d in rows]
+        for r in table:
+            best = tb.moves(r["position"])
+            top = [m for m, w, d in best if (w, d) == best[0][1:]] if best else []
+            assert r["best_moves"].split() == sorted(top)
 
 
 def test_numpy_arrays(three_db):
