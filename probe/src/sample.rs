@@ -71,7 +71,7 @@ pub fn sample<E: Encoding>(
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut prober = db.prober();
     let mut order: Vec<u8> = (0..points as u8).collect();
-    let mut out = Vec::with_capacity(n);
+    let mut out = Vec::with_capacity(n.min(1 << 16));
     let mut tries = 0usize;
     while out.len() < n {
         tries += 1;

@@ -28,9 +28,10 @@ pub struct SampleArgs {
     /// `w-b-wh-bh` with stones in hand, e.g. `4-3-2-3`.
     #[arg(long, value_name = "SECTOR")]
     sector: String,
-    /// How many positions.
-    #[arg(short = 'n', long, value_name = "N", default_value_t = 10)]
-    n: usize,
+    /// How many positions (at most 100,000,000).
+    #[arg(short = 'n', long, value_name = "N", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
+    n: u64,
     /// The seed of the generator: the same seed draws the same positions.
     #[arg(long, value_name = "K", default_value_t = 0)]
     seed: u64,
@@ -69,7 +70,7 @@ pub fn run(args: SampleArgs) -> anyhow::Result<ExitCode> {
     let db = Database::open(&args.db, rules)?;
     let rules = db.rules();
     let board = rules.board();
-    let drawn = morris_probe::sample(&db, sector, args.n, args.seed)?;
+    let drawn = morris_probe::sample(&db, sector, args.n as usize, args.seed)?;
     let mut out = crate::ui::output::stdout();
     let mut rows = Vec::with_capacity(drawn.len());
     for s in drawn {
