@@ -94,5 +94,15 @@ class Tablebase:
 def open_tablebase(path: Union[str, "PathLike[str]"], rules: Optional[str] = None) -> Tablebase:
     """Opens the tables in ``path`` (the rule set read from the file names when ``None``)."""
 
+def sample(
+    path: Union[str, "PathLike[str]"],
+    rules: Optional[str],
+    sector: str,
+    n: int,
+    seed: int = 0,
+    as_numpy: bool = False,
+) -> Any:
+    """``open_tablebase(path, rules).sample(sector, n, seed, as_numpy)`` in one call."""
+
 def looks_like_fen(text: str) -> bool:
     """Whether ``text`` is a Sanmill FEN (it has a ``/``)."""

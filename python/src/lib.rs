@@ -411,6 +411,23 @@ fn open_tablebase(py: Python<'_>, path: std::path::PathBuf, rules: Option<String
     Ok(PyTablebase { inner: RwLock::new(Some(tb)) })
 }
 
+/// ``open_tablebase(path, rules).sample(sector, n, seed, as_numpy)`` in one
+/// call: ``n`` random positions of ``sector`` with their values, drawn
+/// uniformly and reproducibly for ``seed`` (see ``Tablebase.sample``).
+#[pyfunction]
+#[pyo3(signature = (path, rules, sector, n, seed = 0, as_numpy = false))]
+fn sample<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    rules: Option<String>,
+    sector: &str,
+    n: usize,
+    seed: u64,
+    as_numpy: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    open_tablebase(py, path, rules)?.sample(py, sector, n, seed, as_numpy)
+}
+
 /// Whether ``text`` is written as a Sanmill FEN (it has a ``/``).
 #[pyfunction]
 fn looks_like_fen(text: &str) -> bool {
@@ -425,6 +442,7 @@ fn morris_tb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTablebase>()?;
     m.add_function(wrap_pyfunction!(open_tablebase, m)?)?;
     m.add_function(wrap_pyfunction!(looks_like_fen, m)?)?;
+    m.add_function(wrap_pyfunction!(sample, m)?)?;
     m.add("MissingTableError", m.py().get_type::<MissingTableError>())?;
     m.add("TablebaseError", m.py().get_type::<TablebaseError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

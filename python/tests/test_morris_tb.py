@@ -166,6 +166,7 @@ def test_sample_is_reproducible_and_agrees_with_probes(three_db, cli):
         assert len(rows) == 50
         assert rows == tb.sample("3-3", 50, seed=7)
         assert rows != tb.sample("3-3", 50, seed=8)
+        assert rows == morris_tb.sample(three_db, "three", "3-3", 50, seed=7)
         for text, wdl, dtm in rows:
             assert (tb.probe_wdl(text), tb.probe_dtm(text)) == (wdl, dtm)
         # The command line draws the same positions for the same seed.
