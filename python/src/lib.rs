@@ -308,7 +308,7 @@ impl PyTablebase {
         let values: Vec<i8> = py.allow_threads(|| {
             fens.iter()
                 .map(|f| {
-                    let p = parse(f, tb.rules()).map_err(|e| PyValueError::new_err(e))?;
+                    let p = parse(f, tb.rules()).map_err(PyValueError::new_err)?;
                     tb.wdl(&p).map(|w| w.signum() as i8).map_err(py_err)
                 })
                 .collect::<PyResult<Vec<i8>>>()
