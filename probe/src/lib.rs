@@ -4,8 +4,23 @@
 //!
 //! A [`Database`] is a directory of table files of one rule set. Opening it
 //! is cheap; each table is mapped on first use (and its payload checksum
-//! checked then, unless switched off) and kept for later queries. The
-//! database is `Send + Sync` and may be shared between threads.
+//! checked then, unless switched off) and kept for later queries. It is an
+//! owned handle (`Clone`, cheap: the tables sit behind an `Arc`; `Send +
+//! Sync + 'static`), so a server or a language binding keeps one without
+//! leaking or borrowing it.
+//!
+//! The entry points, each with an example in its docs:
+//! - [`Database`] ([`Tables`]): value, every move's value, best move,
+//!   principal line from our DTM tables; [`wdl::WdlDatabase`] the same
+//!   from WDL files, [`MalomDatabase`] from Malom's files;
+//! - [`Prober`] ([`TableProber`]): many probes from one thread, lock-free;
+//! - [`Tablebase`]: every kind of table from several directories, the rule
+//!   set read off the file names (what the Python package and the C
+//!   library use);
+//! - [`sample()`]: random positions of a sector with their values;
+//! - [`prove::Prover`]: the value of a placement position by search, with
+//!   the sliding tables at the leaves;
+//! - [`ProbeError`]: why a query has no answer.
 //!
 //! ```no_run
 //! use morris_db::{Position, RuleSet};
@@ -24,13 +39,17 @@ pub mod longest;
 pub mod malom;
 pub mod prove;
 pub mod prove_dtm;
+mod sample;
+mod tablebase;
 pub mod tables;
 pub mod wdl;
 
 pub use error::{MissingHint, ProbeError};
 pub use malom::{MalomDatabase, MalomValue};
-/// The independent verifier, a crate of its own (`morris-verify`, which
-/// depends on `morris-db` only); re-exported here for callers of
-/// `morris_probe::verify`.
-pub use morris_verify as verify;
+/// Win, draw or loss for the side to move, without distance: the one such
+/// type of the workspace (defined in `morris-db`, whose WDL files store
+/// it; the same type as [`wdl::Wdl`]).
+pub use morris_db::wdl::Wdl;
+pub use sample::{sample, Sample};
+pub use tablebase::{rule_sets_in, Tablebase};
 pub use tables::{Answer, Database, Dtm, Encoding, ProbeOptions, Prober, TableProber, Tables};

@@ -741,8 +741,9 @@ impl Encoding for MalomFiles {
 /// A directory of Malom's files for one game, answering the queries of
 /// [`Database`] through the same front-end ([`Tables`] over
 /// [`MalomFiles`]). Opening reads the small `.secval` file; each sector
-/// file is mapped on first use and kept. `Send + Sync`.
-#[derive(Debug)]
+/// file is mapped on first use and kept. `Send + Sync + 'static`; a clone
+/// is cheap and shares the mapped files.
+#[derive(Debug, Clone)]
 pub struct MalomDatabase {
     tables: Tables<MalomFiles>,
 }

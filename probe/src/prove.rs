@@ -32,14 +32,25 @@ use std::time::Instant;
 use morris_db::index::rank_among_empty;
 use morris_db::moves::{apply_move, for_each_move};
 use morris_db::symmetry::SymmetryGroup;
+use morris_db::wdl::Wdl;
 use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex, Table};
 
 use crate::tables::{read_wdl, Answer, WdlSlots};
 use crate::wdl::WdlDatabase;
 use crate::{Database, ProbeError};
 
-/// Win (+1), draw (0) or loss (-1) for the side to move.
-pub type Wdl = i8;
+/// Win (+1), draw (0) or loss (-1) for the side to move: the search's
+/// own scale (alpha-beta bounds); the public answer is a [`Wdl`].
+type Score = i8;
+
+/// The [`Wdl`] of a search score.
+fn to_wdl(s: Score) -> Wdl {
+    match s.signum() {
+        1 => Wdl::Win,
+        -1 => Wdl::Loss,
+        _ => Wdl::Draw,
+    }
+}
 
 /// Size of the transposition table a [`Prover`] makes for itself when
 /// [`SearchOptions::transpositions`] gives none, in MiB.
@@ -337,6 +348,24 @@ struct SectorSlot {
 
 /// An alpha-beta searcher over one database; keeps its transposition table
 /// between calls, so proving many positions shares work.
+///
+/// ```
+/// use morris_db::{Position, RuleSet};
+/// use morris_probe::prove::{Prover, SearchOptions};
+/// use morris_probe::{Database, Wdl};
+///
+/// // Three Men's Morris: only its sliding tables, solved here.
+/// let rules = RuleSet::preset("three")?;
+/// let dir = tempfile::tempdir()?;
+/// let options = morris_solver::SolveOptions { max_stones: 6, progress: false };
+/// morris_solver::solve_sliding(&rules, dir.path(), &options)?;
+///
+/// let db = Database::open(dir.path(), rules)?;
+/// let mut prover = Prover::new(&db, SearchOptions::default());
+/// // The placement phase is searched; the first player wins.
+/// assert_eq!(prover.prove(&Position::start(db.rules()))?, Wdl::Win);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Prover<'a> {
     db: &'a Database,
     options: SearchOptions,
@@ -361,8 +390,8 @@ pub struct Prover<'a> {
 
 /// The search's value of an answer of any table: +1, 0 or -1.
 #[inline]
-pub fn signed<A: Answer>(v: A) -> Wdl {
-    v.wdl().signum() as Wdl
+pub(crate) fn signed<A: Answer>(v: A) -> Score {
+    v.wdl().signum() as Score
 }
 
 impl<'a> Prover<'a> {
@@ -404,13 +433,13 @@ impl<'a> Prover<'a> {
     /// damaged one; [`ProbeError::Unsupported`] for the Lasker rule.
     pub fn prove(&mut self, pos: &Position) -> Result<Wdl, ProbeError> {
         match self.prove_inner(pos) {
-            Ok(v) => Ok(v),
+            Ok(v) => Ok(to_wdl(v)),
             Err(Abort::Probe(e)) => Err(e),
             Err(Abort::Stopped) => Err(ProbeError::Unsupported("a search stopped from outside".to_string())),
         }
     }
 
-    fn prove_inner(&mut self, pos: &Position) -> Result<Wdl, Abort> {
+    fn prove_inner(&mut self, pos: &Position) -> Result<Score, Abort> {
         let rules = self.db.rules();
         crate::tables::check_board(rules, pos)?;
         if rules.lasker() {
@@ -446,7 +475,7 @@ impl<'a> Prover<'a> {
 
     /// The value of a sliding position from its table.
     #[inline]
-    fn leaf(&mut self, us: Bitboard, them: Bitboard) -> Result<Wdl, ProbeError> {
+    fn leaf(&mut self, us: Bitboard, them: Bitboard) -> Result<Score, ProbeError> {
         let (w, b) = (us.count_ones() as usize, them.count_ones() as usize);
         let (db, wdl_db) = (self.db, self.options.wdl.clone());
         let slot = self.slot(w, b);
@@ -471,7 +500,7 @@ impl<'a> Prover<'a> {
     /// down to two stones, or the opponent has a line (Three Men's Morris),
     /// or both hands are empty (a sliding table answers). `None` otherwise.
     #[inline]
-    fn immediate(&mut self, us: Bitboard, them: Bitboard, uh: u8, th: u8) -> Result<Option<Wdl>, ProbeError> {
+    fn immediate(&mut self, us: Bitboard, them: Bitboard, uh: u8, th: u8) -> Result<Option<Score>, ProbeError> {
         let rules = self.db.rules();
         if us.count_ones() + uh as u32 <= 2 {
             return Ok(Some(-1));
@@ -531,7 +560,7 @@ impl<'a> Prover<'a> {
         Ok(())
     }
 
-    fn placement_value(&mut self, sector: Sector, us: Bitboard, them: Bitboard) -> Result<Option<Wdl>, ProbeError> {
+    fn placement_value(&mut self, sector: Sector, us: Bitboard, them: Bitboard) -> Result<Option<Score>, ProbeError> {
         let table = match self.placement.get(&sector) {
             Some(t) => t.clone(),
             None => {
@@ -557,11 +586,11 @@ impl<'a> Prover<'a> {
         them: Bitboard,
         uh: u8,
         th: u8,
-        mut alpha: Wdl,
-        mut beta: Wdl,
+        mut alpha: Score,
+        mut beta: Score,
         ply: usize,
         (key, sym): (Option<u64>, usize),
-    ) -> Result<Wdl, Abort> {
+    ) -> Result<Score, Abort> {
         let rules = self.db.rules();
         let depth = uh + th;
         self.count_node(depth)?;
@@ -663,12 +692,12 @@ impl<'a> Prover<'a> {
         them: Bitboard,
         uh: u8,
         th: u8,
-        alpha: Wdl,
-        beta: Wdl,
+        alpha: Score,
+        beta: Score,
         ply: usize,
         moves: &[(i32, Move)],
         depth: u8,
-    ) -> Result<(Wdl, Option<Move>), Abort> {
+    ) -> Result<(Score, Option<Move>), Abort> {
         let child = |mv: &Move| {
             let (after, victims) = apply_move(us, them, *mv);
             let placed = mv.from.is_none() as u8;
@@ -711,13 +740,13 @@ impl<'a> Prover<'a> {
         them: Bitboard,
         uh: u8,
         th: u8,
-        mut alpha: Wdl,
-        beta: Wdl,
+        mut alpha: Score,
+        beta: Score,
         ply: usize,
         moves: &[(i32, Move)],
         depth: u8,
         keys: &[(Option<u64>, usize)],
-    ) -> Result<(Wdl, Option<Move>), Abort> {
+    ) -> Result<(Score, Option<Move>), Abort> {
         let child = |mv: &Move| {
             let (after, victims) = apply_move(us, them, *mv);
             let placed = mv.from.is_none() as u8;
@@ -796,7 +825,7 @@ pub fn prove_parallel(
     let tt = options.transpositions.clone().unwrap_or_else(|| Arc::new(TranspositionTable::new(DEFAULT_TABLE_MIB)));
     let options = SearchOptions { transpositions: Some(tt.clone()), ..options.clone() };
     let stop = Arc::new(AtomicBool::new(false));
-    let results: Vec<(Result<Wdl, Abort>, SearchStats)> = std::thread::scope(|s| {
+    let results: Vec<(Result<Score, Abort>, SearchStats)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads.max(1))
             .map(|_| {
                 let (options, stop) = (options.clone(), stop.clone());
@@ -831,7 +860,7 @@ pub fn prove_parallel(
     total.seconds = start.elapsed().as_secs_f64();
     // The first thread to finish stops the others, so one has a value.
     let value = value.ok_or_else(|| ProbeError::Unsupported("every search thread was stopped".to_string()))?;
-    Ok((value, total))
+    Ok((to_wdl(value), total))
 }
 
 /// History counts above this halve the whole history, so that it stays a

@@ -31,7 +31,7 @@ pub struct DtmSearchStats {
 
 struct DtmSearch<'a> {
     db: &'a Database,
-    prober: Prober<'a>,
+    prober: Prober,
     memo: HashMap<(Sector, u64), Value>,
     stats: DtmSearchStats,
 }
@@ -61,7 +61,7 @@ pub fn prove_dtm(db: &Database, pos: &Position) -> Result<(Value, DtmSearchStats
     }
     // Refuses what the tables refuse (a line already on the board).
     if rules.line_wins() && rules.has_line(pos.us()) {
-        return Err(ProbeError::Unreachable(format!(
+        return Err(ProbeError::unreachable(format!(
             "{} has a line, so the game ended before {} was to move",
             pos.side_to_move(),
             pos.side_to_move()

@@ -66,9 +66,23 @@ impl Answer for Wdl {
     }
 }
 
+/// Keeps [`Encoding`] implemented by this crate only (a sealed trait): the
+/// formats are ours ([`Dtm`], [`crate::wdl::WdlFiles`],
+/// [`crate::malom::MalomFiles`]), and its methods may change without a
+/// breaking release.
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Dtm {}
+    impl Sealed for crate::wdl::WdlFiles {}
+    impl Sealed for crate::malom::MalomFiles {}
+}
+
 /// A file format of per-sector files: how to open one sector's file and how
-/// to read a position's answer from it.
-pub trait Encoding: Send + Sync + Debug {
+/// to read a position's answer from it. Sealed: implemented for [`Dtm`],
+/// [`crate::wdl::WdlFiles`] and [`crate::malom::MalomFiles`] only; callers
+/// name it as a bound (`fn f<E: Encoding>(db: &Tables<E>)`), never
+/// implement it.
+pub trait Encoding: sealed::Sealed + Send + Sync + Debug + 'static {
     /// One sector's open file.
     type File: Send + Sync + Debug;
     /// What the file says about a position.
@@ -122,7 +136,7 @@ pub trait Encoding: Send + Sync + Debug {
 
 /// A sector's file read for win, draw or loss only, whatever its encoding
 /// (for searches that stop at the tables: [`crate::prove`]).
-pub trait WdlSlots: Send + Sync {
+pub(crate) trait WdlSlots: Send + Sync {
     /// Win, draw or loss at `slot`; `None` for padding, past the end, or
     /// damage.
     fn wdl_at(&self, slot: u64) -> Option<Wdl>;
@@ -157,13 +171,13 @@ impl WdlSlots for WdlTable {
 /// # Errors
 /// [`ProbeError::Table`] when the slot holds no value ([`no_value`]).
 #[inline]
-pub fn read_wdl(file: &dyn WdlSlots, slot: u64) -> Result<Wdl, ProbeError> {
+pub(crate) fn read_wdl(file: &dyn WdlSlots, slot: u64) -> Result<Wdl, ProbeError> {
     file.wdl_at(slot).ok_or_else(|| no_value(file.file_path(), slot))
 }
 
 /// The error for a canonical position's slot that holds no value: the file
 /// is damaged.
-pub fn no_value(path: &Path, slot: u64) -> ProbeError {
+pub(crate) fn no_value(path: &Path, slot: u64) -> ProbeError {
     ProbeError::Table(TableError::Corrupt {
         path: path.to_path_buf(),
         field: "payload",
@@ -211,11 +225,13 @@ pub fn check_position(rules: &RuleSet, pos: &Position) -> Result<bool, ProbeErro
     let us = pos.us().count_ones() + pos.us_in_hand() as u32;
     let them = pos.them().count_ones() + pos.them_in_hand() as u32;
     if them < 3 {
-        return Err(ProbeError::Unreachable(format!(
-            "{} has fewer than 3 stones, so the game ended before {} was to move",
-            pos.side_to_move().other(),
-            pos.side_to_move()
-        )));
+        return Err(ProbeError::Unreachable {
+            reason: format!(
+                "{} has fewer than 3 stones, so the game ended before {} was to move",
+                pos.side_to_move().other(),
+                pos.side_to_move()
+            ),
+        });
     }
     if us < 3 {
         return Ok(true);
@@ -228,11 +244,13 @@ pub fn check_position(rules: &RuleSet, pos: &Position) -> Result<bool, ProbeErro
             return Ok(true);
         }
         if rules.has_line(pos.us()) {
-            return Err(ProbeError::Unreachable(format!(
-                "{} has a line, so the game ended before {} was to move",
-                pos.side_to_move(),
-                pos.side_to_move()
-            )));
+            return Err(ProbeError::Unreachable {
+                reason: format!(
+                    "{} has a line, so the game ended before {} was to move",
+                    pos.side_to_move(),
+                    pos.side_to_move()
+                ),
+            });
         }
     }
     Ok(false)
@@ -240,14 +258,59 @@ pub fn check_position(rules: &RuleSet, pos: &Position) -> Result<bool, ProbeErro
 
 /// An open database: one rule set's files of one encoding in one
 /// directory. Opening is cheap; each file is mapped on first use (and, by
-/// default, its payload checksum checked then) and kept. `Send + Sync`.
+/// default, its payload checksum checked then) and kept.
+///
+/// A handle: the directory, the rule set and the mapped files sit behind
+/// an [`Arc`], so a clone is cheap and shares them (files mapped through
+/// one clone are mapped for all). `Send + Sync + 'static` and owned: a
+/// server or a language binding keeps one (or a clone per thread) with no
+/// borrow to outlive.
+///
+/// ```
+/// use morris_db::{Position, RuleSet, Value};
+/// use morris_probe::Database;
+///
+/// // A tiny database: the sliding sector 3-3 of the standard game.
+/// let rules = RuleSet::preset("nine")?;
+/// let dir = tempfile::tempdir()?;
+/// let options = morris_solver::SolveOptions { max_stones: 6, progress: false };
+/// morris_solver::solve_sliding(&rules, dir.path(), &options)?;
+///
+/// let db = Database::open(dir.path(), rules)?;
+/// let pos = Position::parse("W:a4,d1,g4 B:b2,d6,f2 w", db.rules())?;
+/// // Threads each take a clone (or a prober): no lifetimes to manage.
+/// let handles: Vec<_> = (0..2)
+///     .map(|_| {
+///         let (db, pos) = (db.clone(), pos);
+///         std::thread::spawn(move || db.value(&pos))
+///     })
+///     .collect();
+/// for h in handles {
+///     assert_eq!(h.join().unwrap()?, Value::win(15).unwrap()); // ok: a valid DTM
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Tables<E: Encoding> {
+    shared: Arc<Shared<E>>,
+}
+
+/// What the clones of one [`Tables`] share.
+#[derive(Debug)]
+struct Shared<E: Encoding> {
     dir: PathBuf,
     rules: RuleSet,
     options: ProbeOptions,
     encoding: E,
     files: RwLock<HashMap<Sector, Arc<E::File>>>,
+}
+
+impl<E: Encoding> Clone for Tables<E> {
+    /// Another handle on the same directory and mapped files (an [`Arc`]
+    /// clone).
+    fn clone(&self) -> Self {
+        Tables { shared: self.shared.clone() }
+    }
 }
 
 impl<E: Encoding> Tables<E> {
@@ -267,22 +330,22 @@ impl<E: Encoding> Tables<E> {
             let why = if dir.exists() { "not a directory" } else { encoding.no_directory() };
             return Err(ProbeError::NoDatabase { path: dir, why: why.to_string() });
         }
-        Ok(Tables { dir, rules, options, encoding, files: RwLock::new(HashMap::new()) })
+        Ok(Tables { shared: Arc::new(Shared { dir, rules, options, encoding, files: RwLock::new(HashMap::new()) }) })
     }
 
     /// The rule set.
     pub fn rules(&self) -> &RuleSet {
-        &self.rules
+        &self.shared.rules
     }
 
     /// The directory.
     pub fn dir(&self) -> &Path {
-        &self.dir
+        &self.shared.dir
     }
 
     /// The encoding.
     pub fn encoding(&self) -> &E {
-        &self.encoding
+        &self.shared.encoding
     }
 
     /// The sectors with a file in the directory, in the order of
@@ -292,7 +355,7 @@ impl<E: Encoding> Tables<E> {
     /// # Errors
     /// When the directory cannot be read.
     pub fn sectors(&self) -> std::io::Result<Vec<Sector>> {
-        self.encoding.sectors(&self.dir, &self.rules)
+        self.shared.encoding.sectors(&self.shared.dir, &self.shared.rules)
     }
 
     /// The file of `sector`, mapped and checked on first use.
@@ -304,29 +367,31 @@ impl<E: Encoding> Tables<E> {
     /// [`ProbeError::Table`] when it is damaged or of another rule set or
     /// sector.
     pub fn table(&self, sector: Sector) -> Result<Arc<E::File>, ProbeError> {
-        if let Some(t) = self.files.read().ok().and_then(|m| m.get(&sector).cloned()) {
+        if let Some(t) = self.shared.files.read().ok().and_then(|m| m.get(&sector).cloned()) {
             return Ok(t);
         }
-        self.rules.check_sector(sector).map_err(|e| ProbeError::Unreachable(e.to_string()))?;
-        if !self.rules.sector_occurs(sector) {
-            return Err(ProbeError::Unreachable(format!(
-                "sector {sector}: the player who just moved has no stone on the board, \
-                 which only the start position has (a move never removes the mover's own stones)"
-            )));
+        self.shared.rules.check_sector(sector).map_err(|e| ProbeError::Unreachable { reason: e.to_string() })?;
+        if !self.shared.rules.sector_occurs(sector) {
+            return Err(ProbeError::Unreachable {
+                reason: format!(
+                    "sector {sector}: the player who just moved has no stone on the board, \
+                     which only the start position has (a move never removes the mover's own stones)"
+                ),
+            });
         }
-        let file = match self.encoding.open(&self.dir, &self.rules, sector) {
+        let file = match self.shared.encoding.open(&self.shared.dir, &self.shared.rules, sector) {
             Ok(f) => f,
             Err(TableError::Missing { .. }) => {
-                let (file, hint) = self.encoding.missing(&self.dir, &self.rules, sector);
-                return Err(ProbeError::MissingTable { sector, dir: self.dir.clone(), file, hint });
+                let (file, hint) = self.shared.encoding.missing(&self.shared.dir, &self.shared.rules, sector);
+                return Err(ProbeError::MissingTable { sector, path: self.shared.dir.join(file), hint });
             }
             Err(e) => return Err(e.into()),
         };
-        if self.options.verify_checksums {
-            self.encoding.verify(&file)?;
+        if self.shared.options.verify_checksums {
+            self.shared.encoding.verify(&file)?;
         }
         let file = Arc::new(file);
-        if let Ok(mut map) = self.files.write() {
+        if let Ok(mut map) = self.shared.files.write() {
             map.insert(sector, file.clone());
         }
         Ok(file)
@@ -339,11 +404,11 @@ impl<E: Encoding> Tables<E> {
     /// # Errors
     /// As [`check_position`], and the errors of [`Tables::table`].
     pub fn value(&self, pos: &Position) -> Result<E::Answer, ProbeError> {
-        if check_position(&self.rules, pos)? {
-            return Ok(self.encoding.lost());
+        if check_position(&self.shared.rules, pos)? {
+            return Ok(self.shared.encoding.lost());
         }
         let table = self.table(pos.sector())?;
-        self.encoding.lookup(&table, &self.rules, None, pos.us(), pos.them())
+        self.shared.encoding.lookup(&table, &self.shared.rules, None, pos.us(), pos.them())
     }
 
     /// Every legal move with its value for the mover, best first
@@ -356,9 +421,9 @@ impl<E: Encoding> Tables<E> {
     pub fn analyze(&self, pos: &Position) -> Result<Vec<(Move, E::Answer)>, ProbeError> {
         // Refuses what `value` refuses (invalid or after the end of the game).
         self.value(pos)?;
-        let board = self.rules.board();
+        let board = self.shared.rules.board();
         let mut out = pos
-            .legal_moves(&self.rules)
+            .legal_moves(&self.shared.rules)
             .into_iter()
             .map(|mv| Ok((mv, self.value(&pos.play_unchecked(mv))?.back())))
             .collect::<Result<Vec<_>, ProbeError>>()?;
@@ -375,6 +440,21 @@ impl<E: Encoding> Tables<E> {
     /// As [`Tables::analyze`].
     pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, E::Answer)>, ProbeError> {
         Ok(self.analyze(pos)?.into_iter().next())
+    }
+
+    /// Every best move with its value: the moves [`Tables::analyze`] lists
+    /// first that are as good as the first (for DTM tables, the same win or
+    /// loss in the same number of plies), in notation order. Empty when the
+    /// game is over.
+    ///
+    /// # Errors
+    /// As [`Tables::analyze`].
+    pub fn best_moves(&self, pos: &Position) -> Result<Vec<(Move, E::Answer)>, ProbeError> {
+        let mut all = self.analyze(pos)?;
+        if let Some(&(_, first)) = all.first() {
+            all.retain(|(_, v)| E::Answer::best_first(v, &first) == Ordering::Equal);
+        }
+        Ok(all)
     }
 
     /// The principal line from `pos`: a best move of the side to move (see
@@ -424,9 +504,10 @@ impl<E: Encoding> Tables<E> {
         Ok(line)
     }
 
-    /// A [`TableProber`] for fast repeated probes from one thread.
-    pub fn prober(&self) -> TableProber<'_, E> {
-        TableProber { db: self, tables: Vec::new() }
+    /// A [`TableProber`] for fast repeated probes from one thread (it holds
+    /// a clone of this handle: owned, `'static`).
+    pub fn prober(&self) -> TableProber<E> {
+        TableProber { db: self.clone(), tables: Vec::new() }
     }
 }
 
@@ -436,37 +517,60 @@ impl<E: Encoding> Tables<E> {
 /// handles, which threads probing at once contend for). Answers exactly as
 /// [`Tables::value`]. Get one per thread with [`Tables::prober`].
 ///
-/// ```no_run
-/// use morris_db::{Position, RuleSet};
+/// Owned and `Send + 'static` (it holds a clone of the [`Tables`]), so a
+/// thread may keep one for as long as it likes; cloning one copies its
+/// cache of sectors.
+///
+/// ```
+/// use morris_db::{Position, RuleSet, Value};
 /// use morris_probe::Database;
 ///
-/// let db = Database::open("nine-db", RuleSet::preset("nine")?)?;
-/// let positions: Vec<Position> = Vec::new(); // ... from an engine's search
-/// std::thread::scope(|s| {
-///     for chunk in positions.chunks(positions.len() / 2 + 1) {
-///         let db = &db;
-///         s.spawn(move || {
+/// // A tiny database: the sliding sector 3-3 of the standard game.
+/// let rules = RuleSet::preset("nine")?;
+/// let dir = tempfile::tempdir()?;
+/// let options = morris_solver::SolveOptions { max_stones: 6, progress: false };
+/// morris_solver::solve_sliding(&rules, dir.path(), &options)?;
+/// let db = Database::open(dir.path(), rules)?;
+///
+/// let positions = vec![Position::parse("W:a4,d1,g4 B:b2,d6,f2 w", db.rules())?; 100];
+/// let values: Vec<Value> = std::thread::scope(|s| {
+///     let handles: Vec<_> = positions
+///         .chunks(50)
+///         .map(|chunk| {
 ///             let mut prober = db.prober();
-///             chunk.iter().map(|p| prober.value(p)).collect::<Vec<_>>()
-///         });
-///     }
+///             s.spawn(move || chunk.iter().map(|p| prober.value(p)).collect::<Result<Vec<_>, _>>())
+///         })
+///         .collect();
+///     handles.into_iter().flat_map(|h| h.join().unwrap().unwrap()).collect()
 /// });
+/// assert!(values.iter().all(|&v| v == Value::win(15).unwrap())); // ok: a valid DTM
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct TableProber<'a, E: Encoding> {
-    db: &'a Tables<E>,
+pub struct TableProber<E: Encoding> {
+    db: Tables<E>,
     tables: Vec<(Sector, SectorIndex, Arc<E::File>)>,
 }
 
-impl<E: Encoding> TableProber<'_, E> {
+impl<E: Encoding> Clone for TableProber<E> {
+    fn clone(&self) -> Self {
+        TableProber { db: self.db.clone(), tables: self.tables.clone() }
+    }
+}
+
+impl<E: Encoding> TableProber<E> {
+    /// The tables this prober reads.
+    pub fn tables(&self) -> &Tables<E> {
+        &self.db
+    }
+
     /// The value of `pos`, as [`Tables::value`].
     ///
     /// # Errors
     /// As [`Tables::value`].
     #[inline]
     pub fn value(&mut self, pos: &Position) -> Result<E::Answer, ProbeError> {
-        let rules = &self.db.rules;
+        let rules = &self.db.shared.rules;
         let sector = pos.sector();
         if rules.line_wins() || sector.w + sector.wh < 3 || sector.b + sector.bh < 3 || off_board(rules, pos) {
             // Every unusual case, and every error, as `Tables::value` says.
@@ -482,7 +586,7 @@ impl<E: Encoding> TableProber<'_, E> {
             }
         };
         let (_, index, table) = &self.tables[i];
-        self.db.encoding.lookup(table, rules, Some(index), pos.us(), pos.them())
+        self.db.shared.encoding.lookup(table, rules, Some(index), pos.us(), pos.them())
     }
 }
 
@@ -567,7 +671,7 @@ pub type Database = Tables<Dtm>;
 
 /// A handle for many probes of a [`Database`] from one thread (see
 /// [`TableProber`]).
-pub type Prober<'a> = TableProber<'a, Dtm>;
+pub type Prober = TableProber<Dtm>;
 
 impl Tables<Dtm> {
     /// Opens the database in `dir` for `rules`, with default options. Maps

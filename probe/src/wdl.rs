@@ -95,7 +95,7 @@ impl Encoding for WdlFiles {
 pub type WdlDatabase = Tables<WdlFiles>;
 
 /// A handle for many WDL probes from one thread (see [`TableProber`]).
-pub type WdlProber<'a> = TableProber<'a, WdlFiles>;
+pub type WdlProber = TableProber<WdlFiles>;
 
 impl Tables<WdlFiles> {
     /// Opens the WDL files of `rules` in `dir`, with default options. Maps
@@ -125,7 +125,7 @@ impl Tables<WdlFiles> {
     }
 }
 
-impl TableProber<'_, WdlFiles> {
+impl TableProber<WdlFiles> {
     /// Win, draw or loss for the side to move, as [`Tables::value`].
     ///
     /// # Errors

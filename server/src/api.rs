@@ -363,7 +363,7 @@ pub const UNKNOWN: &str = "unknown";
 ///
 /// # Errors
 /// Any look-up error other than a missing table.
-fn moves_one_by_one(source: Source, pos: &Position) -> Result<Vec<(Move, Option<Eval>)>, LookupError> {
+fn moves_one_by_one(source: &Source, pos: &Position) -> Result<Vec<(Move, Option<Eval>)>, LookupError> {
     let rules = source.rules();
     let board = rules.board();
     let mut known = Vec::new();
@@ -428,7 +428,7 @@ pub fn describe(source: Source, pos: &Position) -> Result<PositionJson, LookupEr
     let eval = source.evaluate(pos)?;
     let moves = match source.analyze(pos) {
         Ok(moves) => moves.into_iter().map(|(mv, e)| (mv, Some(e))).collect(),
-        Err(LookupError::Missing { .. }) => moves_one_by_one(source, pos)?,
+        Err(LookupError::Missing { .. }) => moves_one_by_one(&source, pos)?,
         Err(e) => return Err(e),
     };
     let stones = |set: Bitboard, hand: u8| StonesJson { board: set.count_ones(), hand };
@@ -461,7 +461,7 @@ async fn position(
     let served = served(&catalog, &name)?;
     let pairs = parse_query(raw.as_deref(), &["position", "fen"])?;
     let pos = position_param(&pairs, served.rules())?;
-    let source = served.source;
+    let source = served.source.clone();
     Ok(Json(blocking(&catalog, move || Ok(describe(source, &pos)?)).await?))
 }
 
@@ -561,7 +561,7 @@ async fn line(
             }
         },
     };
-    let source = served.source;
+    let source = served.source.clone();
     Ok(Json(blocking(&catalog, move || Ok(line_of(source, &pos, plies)?)).await?))
 }
 
@@ -582,7 +582,7 @@ async fn review(
             e.body_text(),
         )
     })?;
-    let source = served.source;
+    let source = served.source.clone();
     let review = blocking(&catalog, move || review_record(source, start, &text).map_err(ApiError::from)).await?;
     if let Some(e) = &review.error {
         return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_record", e.clone()));

@@ -55,7 +55,7 @@ pub struct Served {
 
 impl Served {
     /// The rule set.
-    pub fn rules(&self) -> &'static RuleSet {
+    pub fn rules(&self) -> &RuleSet {
         self.source.rules()
     }
 

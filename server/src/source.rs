@@ -10,9 +10,10 @@
 //! first), its principal line, its list of sectors. The value of the
 //! position asked for is read through one `Prober` per thread (kept in a
 //! thread-local cache), so concurrent look-ups on the server's blocking
-//! threads take no lock for it. Databases live as long as the process: a
-//! source is leaked once when it is opened, which is what lets a thread
-//! keep a prober that borrows it.
+//! threads take no lock for it. A source holds owned, cloneable handles
+//! (the probe crate's tables sit behind an `Arc`), and a thread's prober
+//! holds its own clone: nothing is leaked, and a database no source and
+//! no prober holds any more is unmapped.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -75,9 +76,12 @@ pub enum LookupError {
 impl From<ProbeError> for LookupError {
     fn from(e: ProbeError) -> LookupError {
         match e {
-            ProbeError::InvalidPosition(_) | ProbeError::Unreachable(_) => LookupError::BadPosition(e.to_string()),
-            ProbeError::MissingTable { sector, ref file, .. } => {
-                LookupError::Missing { sector: sector.to_string(), file: file.clone(), message: e.to_string() }
+            ProbeError::InvalidPosition(_) | ProbeError::Unreachable { .. } => LookupError::BadPosition(e.to_string()),
+            ProbeError::MissingTable { sector, ref path, .. } => {
+                LookupError::Missing { sector: sector.to_string(), file: file_name(path), message: e.to_string() }
+            }
+            ProbeError::Version { ref path, .. } => {
+                LookupError::Damaged { file: file_name(path), message: e.to_string() }
             }
             ProbeError::Table(TableError::Missing { sector, ref path }) => {
                 LookupError::Missing { sector: sector.to_string(), file: file_name(path), message: e.to_string() }
@@ -99,23 +103,27 @@ fn file_name(path: &Path) -> String {
     path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-/// Where a rule set's answers come from.
-#[derive(Debug, Clone, Copy)]
+/// Where a rule set's answers come from. A clone is cheap (handles on the
+/// same mapped files).
+#[derive(Debug, Clone)]
 pub enum Source {
     /// Our tables (`morris solve`).
-    Ours(&'static Database),
+    Ours(Database),
     /// Malom's files.
-    Malom(&'static MalomDatabase),
+    Malom(MalomDatabase),
 }
 
 thread_local! {
-    /// This thread's probers, one per database (keyed by its address).
-    static PROBERS: RefCell<Vec<(usize, Prober<'static>)>> = const { RefCell::new(Vec::new()) };
+    /// This thread's probers, one per database (keyed by the address of
+    /// the rules of the database it holds: each prober holds a clone of
+    /// its database, so that address is not reused while the prober
+    /// lives).
+    static PROBERS: RefCell<Vec<(usize, Prober)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Runs `f` with this thread's prober of `db`.
-fn with_prober<R>(db: &'static Database, f: impl FnOnce(&mut Prober<'static>) -> R) -> R {
-    let key = db as *const Database as usize;
+fn with_prober<R>(db: &Database, f: impl FnOnce(&mut Prober) -> R) -> R {
+    let key = db.rules() as *const RuleSet as usize;
     PROBERS.with(|cell| {
         let mut probers = cell.borrow_mut();
         let i = match probers.iter().position(|(k, _)| *k == key) {
@@ -135,8 +143,7 @@ impl Source {
     /// # Errors
     /// When `dir` is not a directory.
     pub fn open_ours(dir: &Path, rules: RuleSet) -> Result<Source, LookupError> {
-        let db = Database::open(dir, rules)?;
-        Ok(Source::Ours(Box::leak(Box::new(db))))
+        Ok(Source::Ours(Database::open(dir, rules)?))
     }
 
     /// Opens Malom's files in `dir` for `rules` (reads the `.secval` file).
@@ -145,12 +152,11 @@ impl Source {
     /// When `dir` is not a directory, Malom has no database of the rule
     /// set, or the `.secval` file is missing or malformed.
     pub fn open_malom(dir: &Path, rules: RuleSet) -> Result<Source, LookupError> {
-        let db = MalomDatabase::open(dir, rules)?;
-        Ok(Source::Malom(Box::leak(Box::new(db))))
+        Ok(Source::Malom(MalomDatabase::open(dir, rules)?))
     }
 
     /// The rule set.
-    pub fn rules(&self) -> &'static RuleSet {
+    pub fn rules(&self) -> &RuleSet {
         match self {
             Source::Ours(db) => db.rules(),
             Source::Malom(db) => db.rules(),

@@ -361,9 +361,9 @@ fn table_of_another_rule_set_is_refused() {
     let noflying = RuleSet::preset("nine-noflying").unwrap();
     let db = Database::open(solved(), noflying).unwrap();
     match db.value(&drawn_3_3()).unwrap_err() {
-        ProbeError::MissingTable { sector, file, .. } => {
+        ref e @ ProbeError::MissingTable { sector, .. } => {
             assert_eq!(sector, Sector::sliding(3, 3));
-            assert_eq!(file, "nine-noflying_3_3_0_0.mtb");
+            assert_eq!(e.missing_file().unwrap(), "nine-noflying_3_3_0_0.mtb");
         }
         other => panic!("expected a missing table, got {other:?}"),
     }
@@ -374,9 +374,9 @@ fn missing_tables_are_named() {
     let dir = copy_of_db();
     fs::remove_file(path_of(dir.path(), 3, 3)).unwrap();
     match probe(dir.path(), &drawn_3_3()).unwrap_err() {
-        ProbeError::MissingTable { sector, file, .. } => {
+        ref e @ ProbeError::MissingTable { sector, .. } => {
             assert_eq!(sector, Sector::sliding(3, 3));
-            assert_eq!(file, "nine_3_3_0_0.mtb");
+            assert_eq!(e.missing_file().unwrap(), "nine_3_3_0_0.mtb");
         }
         other => panic!("expected a missing table, got {other:?}"),
     }

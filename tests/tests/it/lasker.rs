@@ -3,7 +3,7 @@
 //! (`morris_solver::solve_all`). Position by position agreement with the
 //! reference solver of complete games is in `reference_game.rs`; here:
 //!
-//! - the independent verifier (`morris_probe::verify`, its own re-derivation
+//! - the independent verifier (`morris_verify`, its own re-derivation
 //!   of every stored value from its successors) passes on every table of
 //!   small Lasker rule sets, the 24-point board with 4 stones (which the
 //!   reference solver cannot hold) and Six Men's Morris with the Lasker
@@ -17,10 +17,10 @@ use std::path::Path;
 
 use morris_db::rules::FullBoardOutcome;
 use morris_db::{Overrides, Position, RuleSet, Sector, Value};
-use morris_probe::verify::Verifier;
 use morris_probe::Database;
 use morris_solver::placement::placement_sectors;
 use morris_solver::{solve_all, SolveError};
+use morris_verify::Verifier;
 
 fn lasker(preset: &str, stones: u8) -> RuleSet {
     RuleSet::custom(preset, &Overrides { stones: Some(stones), lasker: Some(true), ..Overrides::default() })

@@ -125,7 +125,7 @@ fn agree(rules: RuleSet, game: RefGame) -> RefValue {
                     // No game reaches a position whose opponent has no stone
                     // on the board after a move (`unreachable_sectors.rs`):
                     // the solver skips its sector and the probe refuses it.
-                    || p.them == 0 && p != game.start() && matches!(got, Err(ProbeError::Unreachable(_)));
+                    || p.them == 0 && p != game.start() && matches!(got, Err(ProbeError::Unreachable { .. }));
                 if !agrees {
                     wrong.push(format!("{}: reference {expected:?}, solver {got:?}", pos.to_text(rules.board())));
                 }

@@ -11,16 +11,12 @@ use morris_db::{Color, Position, RuleSet, Sector, Table, TableError, Value};
 use morris_probe::prove::{prove_parallel, Prover, SearchOptions, TranspositionTable};
 use morris_probe::prove_dtm::prove_dtm;
 use morris_probe::wdl::WdlDatabase;
-use morris_probe::{Database, ProbeError};
+use morris_probe::{Database, ProbeError, Wdl};
 use morris_solver::placement::placement_sectors;
 use morris_solver::solve_all;
 
-fn wdl(v: Value) -> i8 {
-    match v {
-        Value::Win(_) => 1,
-        Value::Draw => 0,
-        Value::Loss(_) => -1,
-    }
+fn wdl(v: Value) -> Wdl {
+    Wdl::from(v)
 }
 
 /// The tables' value of `pos`, or `None` for the one kind of position the
@@ -30,7 +26,7 @@ fn wdl(v: Value) -> i8 {
 fn table_value(db: &Database, pos: &Position) -> Option<Value> {
     match db.value(pos) {
         Ok(v) => Some(v),
-        Err(ProbeError::Unreachable(_)) if db.rules().line_wins() && db.rules().has_line(pos.us()) => None,
+        Err(ProbeError::Unreachable { .. }) if db.rules().line_wins() && db.rules().has_line(pos.us()) => None,
         Err(e) => panic!("{}: {e}", pos.to_text(db.rules().board())),
     }
 }
@@ -165,7 +161,11 @@ fn six_value_independent_of_ordering_and_split() {
         .unwrap();
     let (threads, stats) = prove_parallel(&db, &SearchOptions::default(), &start, 2).unwrap();
     assert!(stats.nodes > 0);
-    assert_eq!((whole, unordered, split, threads), (0, 0, 0, 0), "six is a draw (Liou 2026)");
+    assert_eq!(
+        (whole, unordered, split, threads),
+        (Wdl::Draw, Wdl::Draw, Wdl::Draw, Wdl::Draw),
+        "six is a draw (Liou 2026)"
+    );
 }
 
 /// Two threads sharing one transposition table (each deferring what the

@@ -1,4 +1,4 @@
-//! `morris_probe::verify`: the independent verifier passes on every table
+//! `morris_verify`: the independent verifier passes on every table
 //! the solver writes, and names the position when one stored value is
 //! changed to another valid value, even when the table's checksums are
 //! rewritten to match (so that only re-deriving values can catch it). It
@@ -12,8 +12,8 @@ use std::path::Path;
 
 use morris_db::table::{table_path, write_table, HEADER_SIZE};
 use morris_db::{Color, Position, RuleSet, Sector, Setup, Table, TableHeader, Value};
-use morris_probe::verify::{Fault, TableReport, Verifier};
 use morris_probe::Database;
+use morris_verify::{Fault, TableReport, Verifier};
 use proptest::prelude::*;
 
 use crate::common::{copy_of_db, nine, solved};

@@ -19,6 +19,7 @@ pub mod prove;
 pub mod query;
 pub mod replay;
 pub mod review;
+pub mod sample;
 pub mod serve;
 pub mod show;
 pub mod solve;

@@ -14,10 +14,11 @@ use std::sync::Arc;
 use clap::Args;
 use indicatif::ProgressBar;
 use morris_db::{Position, Value};
-use morris_probe::prove::{prove_parallel, signed, SearchOptions, SearchStats, TranspositionTable, Wdl};
+use morris_probe::prove::{prove_parallel, SearchOptions, SearchStats, TranspositionTable};
 use morris_probe::prove_dtm::prove_dtm;
 use morris_probe::wdl::WdlDatabase;
 use morris_probe::Database;
+use morris_probe::Wdl;
 
 use crate::args::{DbArg, RulesArg, StartArg, ThreadsArg};
 
@@ -73,9 +74,9 @@ pub struct ProveArgs {
 
 fn word(v: Wdl) -> &'static str {
     match v {
-        1 => "Win",
-        0 => "Draw",
-        _ => "Loss",
+        Wdl::Win => "Win",
+        Wdl::Draw => "Draw",
+        Wdl::Loss => "Loss",
     }
 }
 
@@ -123,7 +124,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     let value = if args.divide && pos.us_in_hand() + pos.them_in_hand() > 0 {
         // First moves up to symmetry: one representative per canonical child.
         let moves = pos.legal_moves_up_to_symmetry(&rules);
-        let mut best = -1;
+        let mut best = Wdl::Loss;
         for mv in moves {
             let child = pos.play_unchecked(mv);
             let (v, s) = prove_parallel(&db, &options, &child, threads)?;
@@ -139,7 +140,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
             );
             if args.check {
                 if let Ok(t) = db.value(&child) {
-                    let t = -signed(t);
+                    let t = -Wdl::from(t);
                     line.push_str(if t == v { "  (tables agree)" } else { "  (TABLES DISAGREE)" });
                     disagree += (t != v) as usize;
                 }
@@ -181,7 +182,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     }
     if args.check {
         match db.value(&pos) {
-            Ok(t) if signed(t) == value => writeln!(out, "placement tables agree: {t:?}")?,
+            Ok(t) if Wdl::from(t) == value => writeln!(out, "placement tables agree: {t:?}")?,
             Ok(t) => {
                 writeln!(out, "placement tables DISAGREE: {t:?}")?;
                 disagree += 1;

@@ -20,8 +20,8 @@ use morris_solver::Progress;
 use std::sync::Mutex;
 
 use morris_db::Sector;
-use morris_probe::verify::ledger::Ledger;
-use morris_probe::verify::{Outcome, Session, Verifier};
+use morris_verify::ledger::Ledger;
+use morris_verify::{Outcome, Session, Verifier};
 
 /// Solve a rule set's sectors into a database directory.
 ///

@@ -1,8 +1,8 @@
 //! `morris verify`: checks every table of a database (header, size,
 //! checksums, statistics) and re-derives every stored value from the stored
-//! values of its successors ([`morris_probe::verify`]); skips the tables a
+//! values of its successors ([`morris_verify`]); skips the tables a
 //! ledger row vouches for and records those that pass
-//! ([`morris_probe::verify::ledger`], docs/ledger.md).
+//! ([`morris_verify::ledger`], docs/ledger.md).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -12,8 +12,8 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_db::{Sector, Store};
-use morris_probe::verify::ledger::Ledger;
-use morris_probe::verify::{Outcome, Session, Step, Verifier};
+use morris_verify::ledger::Ledger;
+use morris_verify::{Outcome, Session, Step, Verifier};
 
 use crate::args::{DbArg, RulesArg, ThreadsArg};
 use crate::ui::verified::write_outcome;

@@ -7,7 +7,10 @@ use clap::Command;
 /// them. Every subcommand is in exactly one group (tested).
 pub const GROUPS: &[(&str, &[&str])] = &[
     ("Build a database", &["solve", "value", "compress", "export-wdl", "chart"]),
-    ("Ask it about a position", &["probe", "analyze", "bestmove", "line", "show", "play", "replay", "review"]),
+    (
+        "Ask it about a position",
+        &["probe", "analyze", "bestmove", "line", "show", "play", "replay", "review", "sample"],
+    ),
     ("Check it", &["verify", "stats", "compare", "prove", "perft"]),
     ("Serve it", &["serve"]),
     ("Run on a cluster", &["plan"]),

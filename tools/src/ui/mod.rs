@@ -36,11 +36,11 @@ pub fn message(e: &anyhow::Error) -> String {
 /// missing, not which command makes it).
 pub fn advice(e: &anyhow::Error) -> Option<String> {
     use morris_probe::{MissingHint, ProbeError};
-    let Some(ProbeError::MissingTable { dir, hint, .. }) = e.chain().find_map(|c| c.downcast_ref::<ProbeError>())
+    let Some(missing @ ProbeError::MissingTable { hint, .. }) = e.chain().find_map(|c| c.downcast_ref::<ProbeError>())
     else {
         return None;
     };
-    let dir = dir.display();
+    let dir = missing.missing_dir()?.display();
     Some(match hint {
         MissingHint::OtherRuleSets(_) => "is `--rules` right?".to_string(),
         MissingHint::Unsolved { rules, placement: false } => {

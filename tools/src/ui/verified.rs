@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use morris_db::Sector;
-use morris_probe::verify::{Outcome, TableReport};
+use morris_verify::{Outcome, TableReport};
 
 /// Prints what became of one table: `OK` (now, or from the ledger),
 /// `FAILED` with its faults, or `not checked (depends on X ...)`.

@@ -211,7 +211,7 @@ fn serve_answers_from_malom_files_as_analyze_reads_them() {
 #[test]
 fn sigterm_stops_it_cleanly_with_an_access_log() {
     let three = crate::common::three();
-    let (mut child, url, _) = serve(&["--db", s(three)]);
+    let (child, url, _) = serve(&["--db", s(three)]);
     let answer = ureq::get(&format!("{url}api/three?position=W:_B:_w_3_3")).call().unwrap();
     assert_eq!(answer.status().as_u16(), 200);
     let killed = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
