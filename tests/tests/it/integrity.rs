@@ -46,6 +46,8 @@ fn corrupt_field(e: &TableError) -> &'static str {
 fn probe_corrupt_field(e: &ProbeError) -> &'static str {
     match e {
         ProbeError::Table(t) => corrupt_field(t),
+        // A format version this library does not read is its own kind.
+        ProbeError::Version { .. } => "version",
         other => panic!("expected a table error, got: {other:?}"),
     }
 }
