@@ -125,7 +125,7 @@ fn every_readme_command_runs_and_prints_what_the_readme_shows() {
                 let mut first = String::new();
                 BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
                 let url = first.split_whitespace().nth(2).expect("an address").to_string();
-                let port_free = |t: &str| t.replace("127.0.0.1:8080/", "ADDR").replace(&url, "ADDR");
+                let port_free = |t: &str| t.replace("http://127.0.0.1:8080/", "ADDR").replace(&url, "ADDR");
                 for line in &what.output {
                     assert_eq!(port_free(line.trim()), port_free(first.trim()), "README line {}", what.line);
                 }
