@@ -306,6 +306,8 @@ fn probe_error(dir: &Path) -> ProbeError {
 fn corrupt_field(e: &ProbeError) -> &'static str {
     match e {
         ProbeError::Table(TableError::Corrupt { field, .. }) => field,
+        // A format version this library does not read is its own kind.
+        ProbeError::Version { .. } => "version",
         other => panic!("expected a corrupt-file error, got {other:?}"),
     }
 }
