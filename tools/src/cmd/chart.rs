@@ -89,7 +89,7 @@ pub fn run(args: ChartArgs) -> anyhow::Result<ExitCode> {
         let placement = if placement_file.exists() { read_rows(&placement_file)? } else { Vec::new() };
         let svg = draw(name, &sliding, &placement)?;
         let file = args.out.join(format!("{name}.svg"));
-        write_atomically(&file, &svg)?;
+        crate::ui::write_atomically(&file, &svg, false)?;
         writeln!(
             out,
             "{}: {} and {}",
@@ -255,16 +255,6 @@ fn legend(svg: &mut String, x: f64, y: f64) {
 /// `text` with the characters XML gives a meaning escaped.
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
-}
-
-/// Writes `text` to `file` under a temporary name, then renames it, so a
-/// picture is never left half written.
-fn write_atomically(file: &Path, text: &str) -> anyhow::Result<()> {
-    let mut tmp = file.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, file).with_context(|| format!("cannot write {}", file.display()))
 }
 
 #[cfg(test)]

@@ -106,7 +106,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<ExitCode> {
             logs,
         };
         let script = slurm_script(&rules, &graph, &options);
-        write_script(file, &script)?;
+        crate::ui::write_atomically(file, &script, true)?;
         writeln!(out, "wrote {} ({} jobs); run it with `bash {}`", file.display(), graph.jobs.len(), file.display())?;
     }
     Ok(ExitCode::SUCCESS)
@@ -114,21 +114,6 @@ pub fn run(args: PlanArgs) -> anyhow::Result<ExitCode> {
 
 fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
     std::path::absolute(path).with_context(|| format!("cannot make {} absolute", path.display()))
-}
-
-/// Writes the script (mode 755) under a temporary name, then renames it.
-fn write_script(file: &Path, text: &str) -> anyhow::Result<()> {
-    let mut tmp = file.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
-            .with_context(|| format!("cannot make {} executable", tmp.display()))?;
-    }
-    std::fs::rename(&tmp, file).with_context(|| format!("cannot write {}", file.display()))
 }
 
 fn print_figures(rules: &RuleSet, graph: &Graph, cores: u32, out: &mut impl Write) -> anyhow::Result<()> {

@@ -131,6 +131,30 @@ pub fn report_error(e: &anyhow::Error) {
     }
 }
 
+/// Writes `text` to `file` under a temporary name (`FILE.tmp`), made
+/// executable (mode 755) when `executable`, then renamed into place, so a
+/// file a command writes is never left half written.
+///
+/// # Errors
+/// When the temporary file cannot be written or made executable, or the
+/// rename fails; each names the file.
+pub fn write_atomically(file: &std::path::Path, text: &str, executable: bool) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    let mut tmp = file.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    #[cfg(unix)]
+    if executable {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
+            .with_context(|| format!("cannot make {} executable", tmp.display()))?;
+    }
+    #[cfg(not(unix))]
+    let _ = executable;
+    std::fs::rename(&tmp, file).with_context(|| format!("cannot write {}", file.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
