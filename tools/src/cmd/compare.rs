@@ -237,7 +237,7 @@ mod tests {
         solve_sliding(&rules, ours.path(), &SolveOptions { max_stones: 6, progress: false }).unwrap();
         let db = ours.path().to_str().unwrap();
 
-        let (code, text) = run_with(&["--db", db, "--malom", oracle.to_str().unwrap(), "-q"]);
+        let (code, text) = run_with(&["--db", db, "--malom", oracle.to_str().unwrap(), "--rules", "nine", "-q"]);
         assert_eq!(code, ExitCode::SUCCESS, "{text}");
         assert!(text.contains("sector 3-3: 169626 positions compared, 0 mismatches"), "{text}");
         assert!(text.contains("compared 169626 positions in 1 sector "), "{text}");
@@ -256,7 +256,17 @@ mod tests {
         let raw = u32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], 0]) + (2 << 12);
         bytes[o..o + 3].copy_from_slice(&raw.to_le_bytes()[..3]);
         fs::write(copy.path().join("std_3_3_0_0.sec2"), bytes).unwrap();
-        let (code, text) = run_with(&["--db", db, "--malom", copy.path().to_str().unwrap(), "--sectors", "3-3", "-q"]);
+        let (code, text) = run_with(&[
+            "--db",
+            db,
+            "--malom",
+            copy.path().to_str().unwrap(),
+            "--rules",
+            "nine",
+            "--sectors",
+            "3-3",
+            "-q",
+        ]);
         assert_eq!(code, ExitCode::FAILURE, "{text}");
         assert!(text.contains("sector 3-3: 169626 positions compared, 1 mismatch\n"), "{text}");
         let pos = file.position_at(slot as u64).unwrap();
@@ -264,7 +274,17 @@ mod tests {
         assert!(text.contains(&format!("{shown} (slot {slot}): ours Win(")), "{text}");
 
         // A sector that is not in both is an error when asked for.
-        let cli = Cli::try_parse_from(["compare", "--db", db, "--malom", oracle.to_str().unwrap(), "--sectors", "3-4"]);
+        let cli = Cli::try_parse_from([
+            "compare",
+            "--db",
+            db,
+            "--malom",
+            oracle.to_str().unwrap(),
+            "--rules",
+            "nine",
+            "--sectors",
+            "3-4",
+        ]);
         let err = run_to(cli.unwrap().args, &mut Vec::new()).unwrap_err();
         assert!(err.to_string().contains("3-4 (not in --db)"), "{err}");
         assert!(Cli::try_parse_from(["compare", "--db", db, "--malom", db, "--sectors", "3x"]).is_err());
