@@ -221,8 +221,9 @@ fn compressed_files_read_back_as_the_plain_ones_in_fewer_bytes() {
             assert_eq!((hz.wins, hz.losses, hz.draws, hz.own), (hp.wins, hp.losses, hp.draws, hp.own));
             // Backwards, so that look-ups cross blocks and groups. Padding
             // reads as a draw in zstd blocks, as some value in groups.
-            for slot in (0..=slots(s)).rev() {
-                if coding == WdlCoding::Groups && slot < slots(s) && dtm.value(slot).is_none() {
+            let n = slots(s);
+            for slot in (0..=n).rev() {
+                if coding == WdlCoding::Groups && slot < n && dtm.value(slot).is_none() {
                     assert!(packed.wdl(slot).is_some(), "{s} slot {slot}");
                 } else {
                     assert_eq!(packed.wdl(slot), plain.wdl(slot), "{coding:?} {s} slot {slot}");

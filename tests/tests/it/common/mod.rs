@@ -3,8 +3,8 @@
 //! damaged-file property tests (the damage itself is
 //! [`morris_tests::damage`]).
 //!
-//! Each test file is its own crate and uses only some of these, hence the
-//! `dead_code` allowance.
+//! Not every test module uses all of these, hence the `dead_code`
+//! allowance.
 #![allow(dead_code)]
 
 use std::cell::Cell;
@@ -18,8 +18,12 @@ use morris_solver::{solve_sliding, SolveOptions};
 use morris_tests::damage::{damage, runner, Damage};
 
 /// The standard game.
+///
+/// One rule set shared by every test: its clones share the indexer, so the
+/// orbit tables are built once per test binary, not once per call.
 pub fn nine() -> RuleSet {
-    RuleSet::preset("nine").unwrap()
+    static NINE: OnceLock<RuleSet> = OnceLock::new();
+    NINE.get_or_init(|| RuleSet::preset("nine").unwrap()).clone()
 }
 
 /// The slots of sliding sector `w`-`b` of `nine`.
