@@ -665,7 +665,7 @@ impl Default for ProbeOptions {
 }
 
 /// An open database of our DTM tables: one rule set's tables in one
-/// directory (the front-end of [`tables`] over the [`Dtm`] encoding). Maps
+/// directory (the [`Tables`] front-end over the [`Dtm`] encoding). Maps
 /// each table on first use; `Send + Sync`.
 pub type Database = Tables<Dtm>;
 

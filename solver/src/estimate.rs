@@ -83,7 +83,7 @@ impl Plan {
     /// The tables of `rules` missing in `dir`: sliding sectors with at most
     /// `max_stones` stones, and with `placement` every placement sector;
     /// the disk as the solver uses it, doing `finished` with each table once
-    /// no unit left reads it ([`morris_solver::unit::releases`]): `.mtb`
+    /// no unit left reads it ([`crate::unit::releases`]): `.mtb`
     /// tables written, inputs there only as `.mtz` expanded, and with
     /// [`Finished::Compress`] each `.mtb` table (new or already there)
     /// replaced by a `.mtz` of [`COMPRESSED_BYTES_PER_SLOT`] after its last

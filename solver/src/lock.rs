@@ -51,7 +51,7 @@ impl Drop for DirLock {
     /// Releases the locks, innermost first. A lock file that no one else
     /// holds (an exclusive lock on it succeeds) is removed, so a finished
     /// solve leaves no file behind; one removed under a process that
-    /// opened it meanwhile is noticed there ([`acquire`] checks that the
+    /// opened it meanwhile is noticed there (`acquire` checks that the
     /// file it locked is still the one at the path).
     fn drop(&mut self) {
         while let Some(held) = self.held.pop() {

@@ -54,7 +54,7 @@ pub enum SolveError {
     /// backquotes, then why in parentheses.
     #[error("rule set {0}: solving it is not supported yet")]
     Unsupported(String),
-    /// Another solve holds a lock this one needs ([`lock`]): nothing was
+    /// Another solve holds a lock this one needs ([`crate::lock`]): nothing was
     /// solved.
     #[error("{} is locked: {holder}; wait for it to finish (or solve other units side by side with `morris solve --only`)", lock.display())]
     Busy {
@@ -232,7 +232,7 @@ pub fn sliding_pairs(rules: &RuleSet, max_stones: u32) -> Vec<(u8, u8)> {
 /// into directory `dir` (created if missing), skipping sectors whose table is
 /// already there with a valid header and checksum (a damaged table is solved
 /// again and replaced). Holds the directory's lock exclusively
-/// ([`lock::DirLock::whole`]) and removes left-over temporary files of an
+/// ([`crate::lock::DirLock::whole`]) and removes left-over temporary files of an
 /// interrupted run first. Every table a capture leads into is checksummed
 /// before it is used.
 ///
@@ -524,7 +524,7 @@ pub fn solve_all_finishing(
 /// dependencies alone), removes its own left-over temporary files, solves
 /// it, and writes its tables under temporary names, renamed when complete.
 /// Holds the directory's lock shared and the unit's exclusively
-/// ([`lock::DirLock::unit`]), so units of one directory can be solved side
+/// ([`crate::lock::DirLock::unit`]), so units of one directory can be solved side
 /// by side. Reports to `progress` as one stage of one unit.
 ///
 /// # Errors

@@ -30,7 +30,7 @@ pub enum RefValue {
     Draw,
 }
 
-/// The 24 point names in the reference's own bit order (bit i = REF_POINTS[i]).
+/// The 24 point names in the reference's own bit order (bit `i` is `REF_POINTS[i]`).
 pub const REF_POINTS: [&str; 24] = [
     "a1", "a4", "a7", "b2", "b4", "b6", "c3", "c4", "c5", "d1", "d2", "d3", "d5", "d6", "d7", "e3", "e4", "e5", "f2",
     "f4", "f6", "g1", "g4", "g7",

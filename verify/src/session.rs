@@ -133,7 +133,7 @@ impl<'a> Session<'a> {
 
     /// Says which sectors the session will check, so that a damaged one
     /// among them is reported by its own check, not where a table that
-    /// depends on it is skipped ([`Step::Blocked`]).
+    /// depends on it is skipped ([`Outcome::NotChecked`]).
     pub fn planned(mut self, sectors: &[Sector]) -> Session<'a> {
         self.planned = sectors.iter().copied().collect();
         self

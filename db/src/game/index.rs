@@ -106,7 +106,7 @@ static PDEP_BYTES: [u8; 256 * 256] = byte_bit_table(true);
 /// Colex rank of a set among the sets of the same size: `sum C(p_i, i + 1)`
 /// over its points `p_0 < p_1 < ...`. Equals the set's position when all
 /// sets of its size are listed in increasing numeric order. Computed a byte
-/// at a time from [`COLEX_BYTES`].
+/// at a time from `COLEX_BYTES`.
 #[inline]
 pub fn colex_rank(set: Bitboard) -> u64 {
     let b = set.to_le_bytes();
@@ -516,7 +516,7 @@ fn smallest_image(board: &Board, orbits: &OrbitTable, at: Located, them: Bitboar
 /// Colex rank of `them` after squeezing out the points of `occupied` (the
 /// opponent part of a slot; Malom's files use the same): the points of
 /// `them` are renumbered among the points not in `occupied`, a byte at a
-/// time through [`PEXT_BYTES`].
+/// time through `PEXT_BYTES`.
 #[inline]
 pub fn rank_among_empty(occupied: Bitboard, them: Bitboard) -> u64 {
     let (free, them) = ((!occupied).to_le_bytes(), them.to_le_bytes());

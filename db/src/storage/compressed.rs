@@ -7,7 +7,7 @@
 //! cut into blocks of [`BLOCK_ENTRIES`] slots, and each block is compressed
 //! on its own with zstd, so a look-up decompresses one block of 4 KiB (a
 //! few microseconds; each thread keeps the last few blocks it used, so
-//! scans and nearby look-ups decompress once: [`crate::storage::blocks`],
+//! scans and nearby look-ups decompress once: `storage::blocks`,
 //! which also gives the layout of the block offsets below).
 //!
 //! The file starts with the 128-byte header of [`crate::table`], with entry

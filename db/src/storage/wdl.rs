@@ -43,7 +43,7 @@
 //! **Compressed** (encoding [`ENCODING_WDL_BASE3_ZSTD`], same extension
 //! and header; `morris export-wdl --compress`): the same payload bytes in
 //! blocks of [`WDL_BLOCK_BYTES`] (5,120 slots), each compressed on its own
-//! with zstd, laid out as [`crate::storage::blocks`] describes (no list of
+//! with zstd, laid out as `storage::blocks` describes (no list of
 //! its own); the payload checksum covers everything after the header. A
 //! look-up decompresses one block of 1 KiB unless the thread has it
 //! already. Most sectors are nearly all wins or all losses for the side to
