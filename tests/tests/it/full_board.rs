@@ -15,7 +15,7 @@
 //! solver's tables (the rule cannot reach them). Every position is probed:
 //! value and DTM.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use morris_db::rules::FullBoardOutcome;
 use morris_db::{Color, Overrides, Position, RuleSet, Setup, Value};
@@ -118,7 +118,7 @@ fn agree(full_board: FullBoardOutcome) -> Vec<Value> {
 
     // Hands (0,0): full boards; (1,0): Black places the last stone; (1,1):
     // White places its last stone. No stone removed: 16 in all.
-    let mut memo: HashMap<RefPos, Value> = HashMap::new();
+    let mut memo: HashMap<RefPos, Value> = HashMap::default();
     let mut compared = 0;
     let mut last_placements = Vec::new();
     for (us_hand, them_hand) in [(0u8, 0u8), (1, 0), (1, 1)] {

@@ -205,13 +205,7 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
     let value = |p: &Position| db.value(p).map_or(u64::MAX, |v| v.to_entry() as u64);
     let one = rate(&positions, 1, runs, &value);
     let many = rate(&positions, threads, runs, &value);
-    writeln!(
-        out,
-        "value, warm: {:.2} M probes/s on 1 thread; {:.2} M probes/s per thread on {threads} threads at once ({:.2} M/s in all)",
-        one / 1e6,
-        many / 1e6,
-        many * threads as f64 / 1e6
-    )?;
+    report_rates(&mut out, "value", one, many, threads)?;
 
     // The same through one `Prober` per thread (no lock, no shared counter).
     let work = || {
@@ -224,13 +218,7 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
     let prober_rate = |threads: usize| rate_with(&positions, threads, runs, &work);
     let one = prober_rate(1);
     let many = prober_rate(threads);
-    writeln!(
-        out,
-        "value through a Prober per thread, warm: {:.2} M probes/s on 1 thread; {:.2} M probes/s per thread on {threads} threads at once ({:.2} M/s in all)",
-        one / 1e6,
-        many / 1e6,
-        many * threads as f64 / 1e6
-    )?;
+    report_rates(&mut out, "value through a Prober per thread", one, many, threads)?;
 
     // A one-ply search: the value of every legal move, each child probed
     // (what `analyze`, the server's move list and `line` do per position,
@@ -279,13 +267,7 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
         let probe = |p: &Position| wdl.wdl(p).map_or(u64::MAX, |v| v.signum() as u64);
         let one = rate(&positions, 1, runs, &probe);
         let many = rate(&positions, threads, runs, &probe);
-        writeln!(
-            out,
-            "wdl, warm: {:.2} M probes/s on 1 thread; {:.2} M probes/s per thread on {threads} threads at once ({:.2} M/s in all)",
-            one / 1e6,
-            many / 1e6,
-            many * threads as f64 / 1e6
-        )?;
+        report_rates(&mut out, "wdl", one, many, threads)?;
         let work = || {
             let mut prober = wdl.prober();
             let sum = positions
@@ -295,13 +277,20 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
         };
         let one = rate_with(&positions, 1, runs, &work);
         let many = rate_with(&positions, threads, runs, &work);
-        writeln!(
-            out,
-            "wdl through a WdlProber per thread, warm: {:.2} M probes/s on 1 thread; {:.2} M probes/s per thread on {threads} threads at once ({:.2} M/s in all)",
-            one / 1e6,
-            many / 1e6,
-            many * threads as f64 / 1e6
-        )?;
+        report_rates(&mut out, "wdl through a WdlProber per thread", one, many, threads)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes one line of warm probe rates: `what`, then `one` (probes a
+/// second on 1 thread) and `many` (probes a second per thread with
+/// `threads` threads at once), in millions.
+fn report_rates(out: &mut dyn Write, what: &str, one: f64, many: f64, threads: usize) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{what}, warm: {:.2} M probes/s on 1 thread; {:.2} M probes/s per thread on {threads} threads at once ({:.2} M/s in all)",
+        one / 1e6,
+        many / 1e6,
+        many * threads as f64 / 1e6
+    )
 }
