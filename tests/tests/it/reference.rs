@@ -297,29 +297,35 @@ fn real_solver_agrees(preset: &str, game: Game) {
 
     let db = Database::open(dir.path(), rules.clone()).expect("open database");
     let start = Instant::now();
+    // One lock-free prober per thread (`Database::value` takes a shared
+    // lock per probe, which 27 M probes from every thread contend for).
     let mismatches: Vec<String> = reference
         .par_iter()
-        .filter_map(|(&(us, them), &expected)| {
-            let (us_db, them_db) = (convert(us), convert(them));
-            let black = ((us as u64) << 32 | them as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 63 == 1;
-            let (side, (white, black_set)) =
-                if black { (Color::Black, (them_db, us_db)) } else { (Color::White, (us_db, them_db)) };
-            let setup = Setup { white, black: black_set, side_to_move: side, white_in_hand: 0, black_in_hand: 0 };
-            let pos = setup.validate(db.rules()).expect("a sliding position of the reference");
-            let got = db.value(&pos);
-            let agrees = matches!(
-                (expected, &got),
-                (RefValue::Win(a), Ok(Value::Win(b))) if a == b.get()
-            ) || matches!(
-                (expected, &got),
-                (RefValue::Loss(a), Ok(Value::Loss(b))) if a == b.get()
-            ) || matches!((expected, &got), (RefValue::Draw, Ok(Value::Draw)));
-            (!agrees).then(|| {
-                let (w, b) = if black { (them, us) } else { (us, them) };
-                let side = if black { 'b' } else { 'w' };
-                format!("W:{} B:{} {side}: reference {expected:?}, solver {got:?}", names(w), names(b))
-            })
-        })
+        .map_init(
+            || db.prober(),
+            |prober, (&(us, them), &expected)| {
+                let (us_db, them_db) = (convert(us), convert(them));
+                let black = ((us as u64) << 32 | them as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 63 == 1;
+                let (side, (white, black_set)) =
+                    if black { (Color::Black, (them_db, us_db)) } else { (Color::White, (us_db, them_db)) };
+                let setup = Setup { white, black: black_set, side_to_move: side, white_in_hand: 0, black_in_hand: 0 };
+                let pos = setup.validate(db.rules()).expect("a sliding position of the reference");
+                let got = prober.value(&pos);
+                let agrees = matches!(
+                    (expected, &got),
+                    (RefValue::Win(a), Ok(Value::Win(b))) if a == b.get()
+                ) || matches!(
+                    (expected, &got),
+                    (RefValue::Loss(a), Ok(Value::Loss(b))) if a == b.get()
+                ) || matches!((expected, &got), (RefValue::Draw, Ok(Value::Draw)));
+                (!agrees).then(|| {
+                    let (w, b) = if black { (them, us) } else { (us, them) };
+                    let side = if black { 'b' } else { 'w' };
+                    format!("W:{} B:{} {side}: reference {expected:?}, solver {got:?}", names(w), names(b))
+                })
+            },
+        )
+        .flatten()
         .collect();
     eprintln!("compared {} positions in {:.1} s", reference.len(), start.elapsed().as_secs_f64());
     assert_no_mismatches(mismatches, &format!("{} positions", reference.len()), 10);
