@@ -85,8 +85,14 @@ fn symmetries() -> Vec<[usize; 24]> {
     out
 }
 
+/// The image of the set `s` under `perm`, one stone at a time.
 fn apply(perm: &[usize; 24], s: u32) -> u32 {
-    (0..24).filter(|&i| s & (1 << i) != 0).fold(0, |a, i| a | (1 << perm[i]))
+    let (mut rest, mut image) = (s, 0);
+    while rest != 0 {
+        image |= 1 << perm[rest.trailing_zeros() as usize];
+        rest &= rest - 1;
+    }
+    image
 }
 
 #[derive(Default, Debug, Clone, Copy, PartialEq)]
