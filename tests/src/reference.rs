@@ -91,6 +91,9 @@ type Key = (u32, u32);
 
 /// `C(n, k)` for the 24 points and sets of up to 4.
 const fn choose(n: u32, k: u32) -> u32 {
+    if k > n {
+        return 0;
+    }
     let mut r = 1u64;
     let mut i = 0;
     while i < k {
@@ -122,12 +125,27 @@ impl Map {
         Map { cells: vec![Self::DRAW; len as usize] }
     }
 
+    /// `C(p, i)` for points `p < 24` and `i <= 4`, computed at compile time.
+    const BINOMIAL: [[u32; 5]; 24] = {
+        let mut table = [[0; 5]; 24];
+        let mut p = 0;
+        while p < 24 {
+            let mut i = 0;
+            while i < 5 {
+                table[p][i] = choose(p as u32, i as u32);
+                i += 1;
+            }
+            p += 1;
+        }
+        table
+    };
+
     fn rank(set: u32) -> u32 {
         let mut rest = set;
         let mut rank = 0;
         let mut i = 1;
         while rest != 0 {
-            rank += choose(rest.trailing_zeros(), i);
+            rank += Self::BINOMIAL[rest.trailing_zeros() as usize][i];
             rest &= rest - 1;
             i += 1;
         }
@@ -468,7 +486,9 @@ pub fn solve_small(game: Game) -> FxHashMap<(u32, u32), RefValue> {
         out
     };
     solve_system(b, &mut map, &s34_43, external, last);
-    s33.iter().chain(&s34_43).map(|&key| (key, map.get(&key))).collect()
+    let mut out = FxHashMap::with_capacity_and_hasher(s33.len() + s34_43.len(), Default::default());
+    out.extend(s33.iter().chain(&s34_43).map(|&key| (key, map.get(&key))));
+    out
 }
 
 /// The children of a sliding position (`me` to move, `opp`) under the
