@@ -280,7 +280,10 @@ impl Store {
         [FileKind::Dtm, FileKind::Compressed]
             .into_iter()
             .map(|k| self.path(rules.name(), sector, k))
-            .find(|p| p.exists())
+            // A path that cannot be checked (a directory we may not search)
+            // is taken: opening it then says why it cannot be read, where
+            // `exists` would call it missing.
+            .find(|p| !matches!(p.try_exists(), Ok(false)))
     }
 
     /// Every table file in the directory whose name parses, sorted by rule
