@@ -121,7 +121,7 @@ pub trait Encoding: sealed::Sealed + Send + Sync + Debug + 'static {
 
     /// `Ok` unless the file shrank underneath its mapping since it was
     /// opened (then what was read from it may be zeros): called after every
-    /// read ([`morris_db::header::MappedFile::check_intact`]; Malom's files
+    /// read ([`morris_db::storage::header::MappedFile::check_intact`]; Malom's files
     /// are not guarded and always pass).
     ///
     /// # Errors
@@ -132,7 +132,7 @@ pub trait Encoding: sealed::Sealed + Send + Sync + Debug + 'static {
 
     /// Whether the file's path still names the file that is open (not
     /// replaced, changed or removed since): one stat
-    /// ([`morris_db::header::MappedFile::is_current`]; Malom's files are
+    /// ([`morris_db::storage::header::MappedFile::is_current`]; Malom's files are
     /// taken as current).
     fn is_current(&self, _file: &Self::File) -> bool {
         true

@@ -55,7 +55,7 @@ pub struct ApiError {
     #[serde(skip)]
     status: StatusCode,
     /// `bad_position`, `unknown_rules`, `bad_parameter`, `bad_record`,
-    /// `missing_table`, `damaged_table`, `too_long`, `not_found`,
+    /// `missing_table`, `damaged_table`, `permission_denied`, `too_long`, `not_found`,
     /// `method_not_allowed`, `overloaded` (503, with `Retry-After`),
     /// `timeout`, `http_error` or `internal`.
     pub error: &'static str,
@@ -103,6 +103,13 @@ impl From<LookupError> for ApiError {
             LookupError::Damaged { file, message } => ApiError {
                 status: StatusCode::INTERNAL_SERVER_ERROR,
                 error: "damaged_table",
+                message: strip_dirs(&message, &file),
+                sector: None,
+                file: Some(file),
+            },
+            LookupError::PermissionDenied { file, message } => ApiError {
+                status: StatusCode::INTERNAL_SERVER_ERROR,
+                error: "permission_denied",
                 message: strip_dirs(&message, &file),
                 sector: None,
                 file: Some(file),

@@ -7,20 +7,19 @@
 //! Everything goes through the probe's table front-end
 //! (`morris_probe::tables::Tables`: our DTM tables as `Database`, Malom's
 //! files inside `MalomDatabase`): its value, its order of the moves (best
-//! first), its principal line, its list of sectors. The value of the
-//! position asked for is read through one `Prober` per thread (kept in a
-//! thread-local cache), so concurrent look-ups on the server's blocking
-//! threads take no lock for it. A source holds owned, cloneable handles
-//! (the probe crate's tables sit behind an `Arc`), and a thread's prober
-//! holds its own clone: nothing is leaked, and a database no source and
-//! no prober holds any more is unmapped.
+//! first), its principal line, its list of sectors. Its tables are mapped
+//! guarded and checked on use: a table renamed over the one mapped is read
+//! from the next check on (at most a second later), one truncated
+//! underneath is a damaged table (never SIGBUS), one that may not be read
+//! is `PermissionDenied`. A source holds owned, cloneable handles (the
+//! probe crate's tables sit behind an `Arc`): nothing is leaked, and a
+//! database no source holds any more is unmapped.
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use morris_db::{Move, Position, RuleSet, Sector, Store, TableError, Value};
 use morris_probe::malom::{MalomGame, MalomValue};
-use morris_probe::{Database, MalomDatabase, ProbeError, Prober};
+use morris_probe::{Database, MalomDatabase, ProbeError};
 
 /// A value with Malom's draw rank when it came from Malom's files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +67,15 @@ pub enum LookupError {
         /// What is wrong with it.
         message: String,
     },
+    /// A table file this process may not read (its permissions, or its
+    /// directory's).
+    #[error("{message}")]
+    PermissionDenied {
+        /// The file.
+        file: String,
+        /// The whole message.
+        message: String,
+    },
     /// Anything else (an unsupported query, a database directory gone).
     #[error("{0}")]
     Other(String),
@@ -79,6 +87,9 @@ impl From<ProbeError> for LookupError {
             ProbeError::InvalidPosition(_) | ProbeError::Unreachable { .. } => LookupError::BadPosition(e.to_string()),
             ProbeError::MissingTable { sector, ref path, .. } => {
                 LookupError::Missing { sector: sector.to_string(), file: file_name(path), message: e.to_string() }
+            }
+            ProbeError::PermissionDenied { ref path, .. } => {
+                LookupError::PermissionDenied { file: file_name(path), message: e.to_string() }
             }
             ProbeError::Version { ref path, .. } => {
                 LookupError::Damaged { file: file_name(path), message: e.to_string() }
@@ -111,30 +122,6 @@ pub enum Source {
     Ours(Database),
     /// Malom's files.
     Malom(MalomDatabase),
-}
-
-thread_local! {
-    /// This thread's probers, one per database (keyed by the address of
-    /// the rules of the database it holds: each prober holds a clone of
-    /// its database, so that address is not reused while the prober
-    /// lives).
-    static PROBERS: RefCell<Vec<(usize, Prober)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Runs `f` with this thread's prober of `db`.
-fn with_prober<R>(db: &Database, f: impl FnOnce(&mut Prober) -> R) -> R {
-    let key = db.rules() as *const RuleSet as usize;
-    PROBERS.with(|cell| {
-        let mut probers = cell.borrow_mut();
-        let i = match probers.iter().position(|(k, _)| *k == key) {
-            Some(i) => i,
-            None => {
-                probers.push((key, db.prober()));
-                probers.len() - 1
-            }
-        };
-        f(&mut probers[i].1)
-    })
 }
 
 impl Source {
@@ -177,7 +164,7 @@ impl Source {
     /// See [`LookupError`].
     pub fn evaluate(&self, pos: &Position) -> Result<Eval, LookupError> {
         match self {
-            Source::Ours(db) => Ok(Eval::ours(with_prober(db, |p| p.value(pos))?)),
+            Source::Ours(db) => Ok(Eval::ours(db.value(pos)?)),
             Source::Malom(db) => Ok(Eval::malom(db.evaluate(pos)?)),
         }
     }
