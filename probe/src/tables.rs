@@ -420,7 +420,8 @@ impl<E: Encoding> Tables<E> {
             if encoding.check_intact(&c.file).is_err() {
                 return Some(None);
             }
-            let due = now.saturating_sub(c.checked.load(AtomicOrdering::Relaxed)) >= RECHECK_INTERVAL.as_millis() as u64;
+            let due =
+                now.saturating_sub(c.checked.load(AtomicOrdering::Relaxed)) >= RECHECK_INTERVAL.as_millis() as u64;
             if due {
                 if !encoding.is_current(&c.file) {
                     return Some(None);
@@ -877,7 +878,9 @@ mod tests {
         let path = path33(dir.path(), &rules);
         fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
         if fs::File::open(&path).is_ok() {
-            eprintln!("skipped: this process reads a file of mode 000 (running as root), so permissions cannot be tested");
+            eprintln!(
+                "skipped: this process reads a file of mode 000 (running as root), so permissions cannot be tested"
+            );
             return;
         }
         let pos = Position::parse(POS33, &rules).unwrap();

@@ -78,9 +78,8 @@ impl Guard {
             return Guard { slot: None };
         }
         install_handler();
-        let slot = (0..GUARD_SLOTS).find(|&i| {
-            GUARD_TAKEN[i].compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed).is_ok()
-        });
+        let slot = (0..GUARD_SLOTS)
+            .find(|&i| GUARD_TAKEN[i].compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed).is_ok());
         if let Some(i) = slot {
             GUARD_HIT[i].store(false, Ordering::SeqCst);
             GUARD_END[i].store(start + len, Ordering::SeqCst);
