@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::review::{review_record, ReviewJson};
 use crate::served::{Catalog, Served};
-use crate::source::{category, Eval, LookupError, Source};
+use crate::source::{Eval, LookupError, Source};
 use crate::{MAX_BODY, MAX_QUERY};
 
 /// The web board: one page, HTML with its CSS and JavaScript inline.
@@ -353,8 +353,8 @@ fn move_json(rules: &RuleSet, pos: &Position, mv: Move, eval: Option<Eval>) -> M
         removes: Points(mv.removals()).map(|p| board.point_name(p)).collect(),
         position: after.to_text(board),
         fen: after.to_fen(rules).ok(),
-        category: eval.map_or(UNKNOWN, |e| category(e.value)),
-        dtm: eval.and_then(|e| e.value.plies()),
+        category: eval.map_or(UNKNOWN, |e| e.category()),
+        dtm: eval.and_then(|e| e.dtm()),
         draw_rank: eval.and_then(|e| e.draw_rank),
     }
 }
@@ -377,13 +377,13 @@ fn moves_one_by_one(source: &Source, pos: &Position) -> Result<Vec<(Move, Option
     let mut unknown = Vec::new();
     for mv in pos.legal_moves(rules) {
         match source.evaluate(&pos.play_unchecked(mv)) {
-            Ok(e) => known.push((mv, Eval { value: e.value.back(), draw_rank: None })),
+            Ok(e) => known.push((mv, e.back())),
             Err(LookupError::Missing { .. }) => unknown.push(mv),
             Err(e) => return Err(e),
         }
     }
     known.sort_by(|a, b| {
-        morris_db::Value::best_first(&a.1.value, &b.1.value).then_with(|| a.0.notation(board).cmp(&b.0.notation(board)))
+        Eval::best_first(&a.1, &b.1).then_with(|| a.0.notation(board).cmp(&b.0.notation(board)))
     });
     unknown.sort_by_key(|mv| mv.notation(board));
     Ok(known.into_iter().map(|(mv, e)| (mv, Some(e))).chain(unknown.into_iter().map(|mv| (mv, None))).collect())
@@ -452,8 +452,8 @@ pub fn describe(source: Source, pos: &Position) -> Result<PositionJson, LookupEr
             black: stones(pos.black(), pos.black_in_hand()),
         },
         sector: pos.sector().to_string(),
-        category: category(eval.value),
-        dtm: eval.value.plies(),
+        category: eval.category(),
+        dtm: eval.dtm(),
         draw_rank: eval.draw_rank,
         game_over: game_over(rules, pos),
         moves: moves.into_iter().map(|(mv, e)| move_json(rules, pos, mv, e)).collect(),
@@ -520,7 +520,7 @@ pub fn line_of(source: Source, pos: &Position, plies: Option<usize>) -> Result<L
     let rules = source.rules();
     let board = rules.board();
     let eval = source.evaluate(pos)?;
-    let plies = plies.unwrap_or(eval.value.plies().map_or(DRAW_LINE_PLIES, usize::from));
+    let plies = plies.unwrap_or(eval.dtm().map_or(DRAW_LINE_PLIES, usize::from));
     let line = source.line(pos, plies.min(MAX_LINE_PLIES))?;
     let mut current = *pos;
     let mut out = Vec::new();
@@ -539,8 +539,8 @@ pub fn line_of(source: Source, pos: &Position, plies: Option<usize>) -> Result<L
         rules: rules.name().to_string(),
         position: pos.to_text(board),
         fen: pos.to_fen(rules).ok(),
-        category: category(eval.value),
-        dtm: eval.value.plies(),
+        category: eval.category(),
+        dtm: eval.dtm(),
         draw_rank: eval.draw_rank,
         line: out,
         record: record.join(" "),

@@ -19,26 +19,67 @@ use std::path::{Path, PathBuf};
 
 use morris_db::{Move, Position, RuleSet, Sector, Store, TableError, Value};
 use morris_probe::malom::{MalomGame, MalomValue};
-use morris_probe::{Database, MalomDatabase, ProbeError};
+use morris_probe::wdl::WdlDatabase;
+use morris_probe::{Database, MalomDatabase, ProbeError, Wdl};
 
-/// A value with Malom's draw rank when it came from Malom's files.
+/// A value for the player concerned (the side to move for a position, the
+/// mover for a move): win, draw or loss, with the exact distance where the
+/// files hold one, and Malom's draw rank when it came from Malom's files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Eval {
-    /// The value for the player concerned (the side to move for a position,
-    /// the mover for a move).
-    pub value: Value,
+    /// Win, draw or loss.
+    pub wdl: Wdl,
+    /// The value with its distance to the end (DTM, plies): from our DTM
+    /// tables and Malom's files; `None` from WDL files, which hold none.
+    pub value: Option<Value>,
     /// Malom's evaluation A of a draw (higher is better for that player);
-    /// `None` for our tables and for wins and losses.
+    /// `None` for our files and for wins and losses.
     pub draw_rank: Option<i32>,
 }
 
 impl Eval {
     fn ours(value: Value) -> Eval {
-        Eval { value, draw_rank: None }
+        Eval { wdl: Wdl::from(value), value: Some(value), draw_rank: None }
+    }
+
+    fn wdl_only(wdl: Wdl) -> Eval {
+        Eval { wdl, value: None, draw_rank: None }
     }
 
     fn malom(v: MalomValue) -> Eval {
-        Eval { value: v.value, draw_rank: v.draw_rank() }
+        Eval { wdl: Wdl::from(v.value), value: Some(v.value), draw_rank: v.draw_rank() }
+    }
+
+    /// `win`, `draw` or `loss`.
+    pub fn category(&self) -> &'static str {
+        match self.wdl {
+            Wdl::Win => "win",
+            Wdl::Draw => "draw",
+            Wdl::Loss => "loss",
+        }
+    }
+
+    /// Plies to the end of the game under perfect play; `None` for a draw,
+    /// and for any value from WDL files.
+    pub fn dtm(&self) -> Option<u16> {
+        self.value.and_then(Value::plies)
+    }
+
+    /// The value of a move for the mover, given this value of the position
+    /// it leads to (Malom's draw rank is dropped: it is not one of the
+    /// mover's).
+    pub fn back(self) -> Eval {
+        Eval { wdl: -self.wdl, value: self.value.map(Value::back), draw_rank: None }
+    }
+
+    /// Orders values best first for the player concerned: by
+    /// [`Value::best_first`] when both have a distance (shortest win,
+    /// draws, longest loss), else win, draw, loss.
+    pub fn best_first(a: &Eval, b: &Eval) -> std::cmp::Ordering {
+        match (a.value, b.value) {
+            (Some(x), Some(y)) => Value::best_first(&x, &y),
+            _ => b.wdl.cmp(&a.wdl),
+        }
     }
 }
 
@@ -120,6 +161,8 @@ fn file_name(path: &Path) -> String {
 pub enum Source {
     /// Our tables (`morris solve`).
     Ours(Database),
+    /// Our WDL files (`morris export-wdl`): win, draw or loss, no DTM.
+    Wdl(WdlDatabase),
     /// Malom's files.
     Malom(MalomDatabase),
 }
@@ -131,6 +174,14 @@ impl Source {
     /// When `dir` is not a directory.
     pub fn open_ours(dir: &Path, rules: RuleSet) -> Result<Source, LookupError> {
         Ok(Source::Ours(Database::open(dir, rules)?))
+    }
+
+    /// Opens our WDL files in `dir` for `rules` (maps nothing yet).
+    ///
+    /// # Errors
+    /// When `dir` is not a directory.
+    pub fn open_wdl(dir: &Path, rules: RuleSet) -> Result<Source, LookupError> {
+        Ok(Source::Wdl(WdlDatabase::open(dir, rules)?))
     }
 
     /// Opens Malom's files in `dir` for `rules` (reads the `.secval` file).
@@ -146,16 +197,24 @@ impl Source {
     pub fn rules(&self) -> &RuleSet {
         match self {
             Source::Ours(db) => db.rules(),
+            Source::Wdl(db) => db.rules(),
             Source::Malom(db) => db.rules(),
         }
     }
 
-    /// `morris` or `malom`.
+    /// `morris` (our DTM tables), `morris-wdl` (our WDL files) or
+    /// `malom`.
     pub fn kind(&self) -> &'static str {
         match self {
             Source::Ours(_) => "morris",
+            Source::Wdl(_) => "morris-wdl",
             Source::Malom(_) => "malom",
         }
+    }
+
+    /// Whether values carry a distance to the end (DTM): not from WDL files.
+    pub fn has_dtm(&self) -> bool {
+        !matches!(self, Source::Wdl(_))
     }
 
     /// The value of `pos` for the side to move.
@@ -165,6 +224,7 @@ impl Source {
     pub fn evaluate(&self, pos: &Position) -> Result<Eval, LookupError> {
         match self {
             Source::Ours(db) => Ok(Eval::ours(db.value(pos)?)),
+            Source::Wdl(db) => Ok(Eval::wdl_only(db.value(pos)?)),
             Source::Malom(db) => Ok(Eval::malom(db.evaluate(pos)?)),
         }
     }
@@ -180,6 +240,7 @@ impl Source {
     pub fn analyze(&self, pos: &Position) -> Result<Vec<(Move, Eval)>, LookupError> {
         match self {
             Source::Ours(db) => Ok(db.analyze(pos)?.into_iter().map(|(mv, v)| (mv, Eval::ours(v))).collect()),
+            Source::Wdl(db) => Ok(db.analyze(pos)?.into_iter().map(|(mv, v)| (mv, Eval::wdl_only(v))).collect()),
             Source::Malom(db) => Ok(db.analyze_ranked(pos)?.into_iter().map(|(mv, v)| (mv, Eval::malom(v))).collect()),
         }
     }
@@ -195,6 +256,9 @@ impl Source {
             Source::Ours(db) => {
                 Ok(db.principal_line(pos, max_plies)?.into_iter().map(|(mv, v)| (mv, Eval::ours(v))).collect())
             }
+            Source::Wdl(db) => {
+                Ok(db.principal_line(pos, max_plies)?.into_iter().map(|(mv, v)| (mv, Eval::wdl_only(v))).collect())
+            }
             Source::Malom(db) => Ok(db
                 .tables()
                 .principal_line(pos, max_plies)?
@@ -209,6 +273,7 @@ impl Source {
     pub fn sectors_present(&self) -> Vec<Sector> {
         match self {
             Source::Ours(db) => db.sectors().unwrap_or_default(),
+            Source::Wdl(db) => db.sectors().unwrap_or_default(),
             Source::Malom(db) => db.sectors_present(),
         }
     }
@@ -218,6 +283,12 @@ impl Source {
 /// sorted, each once (none when it cannot be read).
 pub fn rule_sets_in(dir: &Path) -> Vec<String> {
     Store::new(dir).rule_set_names()
+}
+
+/// The rule-set names of the WDL files (`.mwdl`) in `dir`, sorted, each
+/// once (none when it cannot be read).
+pub fn wdl_rule_sets_in(dir: &Path) -> Vec<String> {
+    Store::new(dir).wdl_rule_set_names()
 }
 
 /// The rule sets (presets) whose Malom files are in `dir`.
@@ -263,14 +334,5 @@ impl std::str::FromStr for DirArg {
             }
             _ => Ok(DirArg { rules: None, dir: PathBuf::from(s) }),
         }
-    }
-}
-
-/// `win`, `draw` or `loss`.
-pub fn category(v: Value) -> &'static str {
-    match v {
-        Value::Win(_) => "win",
-        Value::Draw => "draw",
-        Value::Loss(_) => "loss",
     }
 }

@@ -349,6 +349,15 @@ impl Store {
         v
     }
 
+    /// The names of the rule sets with WDL files here (`.mwdl`), sorted,
+    /// each once; empty when the directory cannot be read.
+    pub fn wdl_rule_set_names(&self) -> Vec<String> {
+        let files = self.files().unwrap_or_default();
+        let mut v: Vec<String> = files.into_iter().filter(|f| f.kind == FileKind::Wdl).map(|f| f.rules_name).collect();
+        v.dedup();
+        v
+    }
+
     /// The rule set of the tables here, told from the file names
     /// ([`NamedRules`]): `Ok(None)` when the directory holds no table (or
     /// does not exist).

@@ -599,3 +599,92 @@ proptest! {
         }
     }
 }
+
+/// `six`'s tables exported to WDL files (`morris export-wdl`), once.
+fn six_wdl() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = dbs()._tmp.path().join("six-wdl");
+        std::fs::create_dir(&dir).unwrap();
+        let rules = RuleSet::preset("six").unwrap();
+        for sector in Database::open(&dbs().six, rules.clone()).unwrap().sectors().unwrap() {
+            let slots = rules.indexer().sector(sector).len();
+            let table = morris_db::Table::open(&dbs().six, &rules, sector, slots).unwrap();
+            morris_db::wdl::export_table(&table, &morris_db::wdl::wdl_path(&dir, &rules, sector)).unwrap();
+        }
+        dir
+    })
+}
+
+/// Positions of six to compare two servers on: the start and every
+/// position two plies after it (placement), and random positions of
+/// every sliding sector.
+fn six_positions() -> Vec<Position> {
+    let rules = RuleSet::preset("six").unwrap();
+    let start = Position::start(&rules);
+    let mut out = vec![start];
+    for mv in start.legal_moves(&rules) {
+        let next = start.play_unchecked(mv);
+        out.push(next);
+        out.extend(next.legal_moves(&rules).into_iter().step_by(5).map(|m| next.play_unchecked(m)));
+    }
+    let db = Database::open(&dbs().six, rules.clone()).unwrap();
+    for sector in db.sectors().unwrap().into_iter().filter(|s| s.is_sliding()) {
+        out.extend(morris_probe::sample(&db, sector, 6, 41).unwrap().into_iter().map(|s| s.position));
+    }
+    out
+}
+
+/// A directory of WDL files only is served (the rule set told from the
+/// file names): every position's category and every move's category, for
+/// the mover, are those the DTM-backed server gives, `dtm` is `null`
+/// throughout, and the moves come win, draw, loss. The line and the review
+/// answer too, without distances.
+#[test]
+fn a_wdl_only_directory_answers_every_category_as_the_dtm_tables() {
+    let dtm_server = server();
+    let config = Config {
+        dbs: vec![DirArg { rules: None, dir: six_wdl().to_path_buf() }],
+        max_in_flight: 4,
+        ..Config::default()
+    };
+    let catalog = Catalog::open(&config).unwrap();
+    let running = runtime().block_on(morris_server::start(catalog, SocketAddr::from(([127, 0, 0, 1], 0)))).unwrap();
+    let wdl_server = running.addr;
+    let (status, rules) = get(wdl_server, "/api/rules");
+    assert_eq!(status, 200);
+    assert_eq!(rules["rules"][0]["source"], "morris-wdl", "{rules}");
+    assert_eq!(rules["rules"][0]["sectors"], 131, "{rules}");
+    let board = RuleSet::preset("six").unwrap();
+    let positions = six_positions();
+    assert!(positions.len() > 100, "{}", positions.len());
+    let rank = |c: &Json| ["loss", "draw", "win"].iter().position(|w| c == w).unwrap();
+    for pos in &positions {
+        let path = format!("/api/six?position={}", q(&pos.to_text(board.board())));
+        let ((s1, a), (s2, b)) = (get(dtm_server, &path), get(wdl_server, &path));
+        assert_eq!((s1, s2), (200, 200), "{path}: {a} {b}");
+        assert_eq!(a["category"], b["category"], "{path}");
+        assert_eq!(b["dtm"], Json::Null, "{path}");
+        let (ma, mb) = (a["moves"].as_array().unwrap(), b["moves"].as_array().unwrap());
+        assert_eq!(ma.len(), mb.len(), "{path}");
+        for m in mb {
+            let same = ma.iter().find(|x| x["notation"] == m["notation"]).unwrap();
+            assert_eq!(m["category"], same["category"], "{path} {}", m["notation"]);
+            assert_eq!(m["dtm"], Json::Null);
+        }
+        assert!(mb.windows(2).all(|w| rank(&w[0]["category"]) >= rank(&w[1]["category"])), "{path}: best first");
+        if let Some(best) = mb.first() {
+            assert_eq!(best["category"], b["category"], "{path}: the best move keeps the value");
+        }
+    }
+    let (status, line) = get(wdl_server, "/api/six/line?position=W:_B:_w_6_6&plies=4");
+    assert_eq!(status, 200, "{line}");
+    let plies = line["line"].as_array().unwrap();
+    assert_eq!(plies.len(), 4);
+    assert!(plies.iter().all(|p| p["category"] == "draw" && p["dtm"] == Json::Null), "{line}");
+    let (status, review) = post(wdl_server, "/api/six/review", "1. d2 d6 2. b4");
+    assert_eq!(status, 200, "{review}");
+    assert_eq!(review["moves"][0]["mark"], "kept", "{review}");
+    assert_eq!(review["moves"][0]["before"]["dtm"], Json::Null, "{review}");
+    runtime().block_on(running.stop()).unwrap();
+}
