@@ -339,6 +339,12 @@ pub struct MoveJson {
     pub dtm: Option<u16>,
     /// Malom's rank of a draw for the mover (Malom's files only).
     pub draw_rank: Option<i32>,
+    /// How many of the opponent's replies to this move are mistakes for
+    /// them by category ([`Source::traps`]); `null` when a table a reply
+    /// needs is missing. Given in the position answer only (absent from
+    /// the line's plies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traps: Option<Option<u32>>,
 }
 
 /// `mv` from `pos` as JSON, with its value for the mover, or with
@@ -356,6 +362,7 @@ fn move_json(rules: &RuleSet, pos: &Position, mv: Move, eval: Option<Eval>) -> M
         category: eval.map_or(UNKNOWN, |e| e.category()),
         dtm: eval.and_then(|e| e.dtm()),
         draw_rank: eval.and_then(|e| e.draw_rank),
+        traps: None,
     }
 }
 
@@ -382,9 +389,7 @@ fn moves_one_by_one(source: &Source, pos: &Position) -> Result<Vec<(Move, Option
             Err(e) => return Err(e),
         }
     }
-    known.sort_by(|a, b| {
-        Eval::best_first(&a.1, &b.1).then_with(|| a.0.notation(board).cmp(&b.0.notation(board)))
-    });
+    known.sort_by(|a, b| Eval::best_first(&a.1, &b.1).then_with(|| a.0.notation(board).cmp(&b.0.notation(board))));
     unknown.sort_by_key(|mv| mv.notation(board));
     Ok(known.into_iter().map(|(mv, e)| (mv, Some(e))).chain(unknown.into_iter().map(|mv| (mv, None))).collect())
 }
@@ -420,7 +425,7 @@ pub struct PositionJson {
     /// How the game ended, `null` while it goes on.
     pub game_over: Option<GameOverJson>,
     /// Every legal move, best first: shortest win, draws (Malom: by rank),
-    /// longest loss.
+    /// longest loss; each with its `traps`.
     pub moves: Vec<MoveJson>,
 }
 
@@ -456,7 +461,16 @@ pub fn describe(source: Source, pos: &Position) -> Result<PositionJson, LookupEr
         dtm: eval.dtm(),
         draw_rank: eval.draw_rank,
         game_over: game_over(rules, pos),
-        moves: moves.into_iter().map(|(mv, e)| move_json(rules, pos, mv, e)).collect(),
+        moves: moves
+            .into_iter()
+            .map(|(mv, e)| {
+                let traps = match e {
+                    Some(_) => source.traps(&pos.play_unchecked(mv))?,
+                    None => None,
+                };
+                Ok(MoveJson { traps: Some(traps), ..move_json(rules, pos, mv, e) })
+            })
+            .collect::<Result<_, LookupError>>()?,
     })
 }
 

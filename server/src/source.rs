@@ -268,6 +268,35 @@ impl Source {
         }
     }
 
+    /// The traps of a move: how many of the opponent's legal replies in
+    /// `after` (the position the move leads to, the opponent to move) are
+    /// worse for the opponent, by category, than `after` itself (win, draw,
+    /// loss: a reply that turns the opponent's win into a draw or a loss, or
+    /// their draw into a loss). Distances do not count: a slower win is no
+    /// trap. 0 when the game is over in `after`. `None` when a table a
+    /// reply needs is missing.
+    ///
+    /// # Errors
+    /// As [`Source::evaluate`], other than a missing table.
+    pub fn traps(&self, after: &Position) -> Result<Option<u32>, LookupError> {
+        let own = match self.evaluate(after) {
+            Ok(e) => e.wdl,
+            Err(LookupError::Missing { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let rules = self.rules();
+        let mut traps = 0;
+        for reply in after.legal_moves(rules) {
+            match self.evaluate(&after.play_unchecked(reply)) {
+                Ok(e) if e.back().wdl < own => traps += 1,
+                Ok(_) => {}
+                Err(LookupError::Missing { .. }) => return Ok(None),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Some(traps))
+    }
+
     /// The sectors whose tables (or Malom files) the directory holds
     /// (none when it cannot be read).
     pub fn sectors_present(&self) -> Vec<Sector> {

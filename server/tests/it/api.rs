@@ -688,3 +688,79 @@ fn a_wdl_only_directory_answers_every_category_as_the_dtm_tables() {
     assert_eq!(review["moves"][0]["before"]["dtm"], Json::Null, "{review}");
     runtime().block_on(running.stop()).unwrap();
 }
+
+/// The traps of `after` counted with the probe crate alone: the replies
+/// whose category for the replier is below that of `after` for them.
+fn traps_by_probe(db: &Database, after: &Position) -> u64 {
+    if after.game_over(db.rules()).is_some() || db.value(after).is_err() {
+        return 0;
+    }
+    let own = morris_probe::Wdl::from(db.value(after).unwrap());
+    db.analyze(after).unwrap().into_iter().filter(|(_, v)| morris_probe::Wdl::from(*v) < own).count() as u64
+}
+
+/// Every move's `traps` is the number of the opponent's replies that lose
+/// a category for them, counted independently through `morris-probe`'s
+/// `analyze` of the position after the move, on positions of six (both
+/// phases) and three; traps are in the position answer only, not in the
+/// line's plies.
+#[test]
+fn traps_count_the_replies_that_lose_a_category() {
+    let addr = server();
+    let mut cases: Vec<(&str, Position)> = six_positions().into_iter().step_by(3).map(|p| ("six", p)).collect();
+    let three = RuleSet::preset("three").unwrap();
+    let three_db = Database::open(&dbs().three, three.clone()).unwrap();
+    for sector in three_db.sectors().unwrap() {
+        if let Ok(samples) = morris_probe::sample(&three_db, sector, 8, 7) {
+            cases.extend(samples.into_iter().map(|s| ("three", s.position)));
+        }
+    }
+    let mut with_traps = 0;
+    for (name, pos) in cases {
+        let rules = RuleSet::preset(name).unwrap();
+        let db = Database::open(if name == "six" { &dbs().six } else { &dbs().three }, rules.clone()).unwrap();
+        let (status, json) = get(addr, &format!("/api/{name}?position={}", q(&pos.to_text(rules.board()))));
+        if status != 200 {
+            continue; // a sampled position the API refuses (over already) has no moves to check
+        }
+        for m in json["moves"].as_array().unwrap() {
+            let mv =
+                pos.legal_moves(&rules).into_iter().find(|mv| mv.notation(rules.board()) == m["notation"]).unwrap();
+            let expected = traps_by_probe(&db, &pos.play_unchecked(mv));
+            assert_eq!(m["traps"].as_u64(), Some(expected), "{name} {} {}", pos.to_text(rules.board()), m["notation"]);
+            with_traps += usize::from(expected > 0);
+        }
+    }
+    assert!(with_traps > 20, "too few moves with traps to tell: {with_traps}");
+    let (_, line) = get(addr, "/api/six/line?position=W:_B:_w_6_6&plies=2");
+    assert!(line["line"][0].get("traps").is_none(), "{line}");
+}
+
+/// A position of Three Men's Morris counted by hand (9-point board with
+/// diagonals; a line of three wins). White a1, a2, b3; Black b1, c2, c3;
+/// White plays b3-b2. Black then has three replies (b1 can only go to c1,
+/// a1 and b2 being White's; c2 only to c1; c3 only to b3):
+///
+/// - b1-c1 makes c1-c2-c3, a line: Black wins;
+/// - c2-c1 and c3-b3 leave White to play b2-a3, making a1-a2-a3: Black
+///   loses.
+///
+/// So Black's position is a win, and two of its three replies throw it
+/// away: the move b3-b2 sets 2 traps.
+#[test]
+fn traps_of_a_hand_checked_position_of_three() {
+    let (status, json) = get(server(), "/api/three?position=W:a1,a2,b3_B:b1,c2,c3_w");
+    assert_eq!(status, 200, "{json}");
+    let mv = json["moves"].as_array().unwrap().iter().find(|m| m["notation"] == "b3-b2").unwrap();
+    assert_eq!(mv["category"], "loss", "{mv}");
+    assert_eq!(mv["traps"], 2, "{mv}");
+    let (_, after) =
+        get(server(), &format!("/api/three?position={}", mv["position"].as_str().unwrap().replace(' ', "_")));
+    let replies: Vec<(&str, &str)> = after["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["notation"].as_str().unwrap(), m["category"].as_str().unwrap()))
+        .collect();
+    assert_eq!(replies, [("b1-c1", "win"), ("c2-c1", "loss"), ("c3-b3", "loss")]);
+}
