@@ -633,4 +633,40 @@ mod tests {
         let err = Table::open_guarded(dir.path(), &rules, Sector::sliding(3, 3), 100_000).unwrap_err();
         assert!(err.to_string().contains("file size"), "{err}");
     }
+
+    /// The guard covers only guarded mappings: a read past the end of an
+    /// unguarded one (the solver's, which must not read zeros as values)
+    /// still dies of SIGBUS, in a child process running this test, after a
+    /// guarded mapping has installed the handler.
+    #[cfg(unix)]
+    #[test]
+    fn an_unguarded_mapping_truncated_underneath_still_dies_of_sigbus() {
+        use std::os::unix::process::ExitStatusExt;
+        const NAME: &str = "storage::table::tests::an_unguarded_mapping_truncated_underneath_still_dies_of_sigbus";
+        if std::env::var_os("MORRIS_SIGBUS_CHILD").is_none() {
+            let status = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", NAME, "--test-threads", "1"])
+                .env("MORRIS_SIGBUS_CHILD", "1")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert_eq!(status.signal(), Some(libc::SIGBUS), "{status:?}");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let rules = RuleSet::preset("nine").unwrap();
+        let entries = many_entries(100_000, 0);
+        for sector in [Sector::sliding(3, 3), Sector::sliding(4, 3)] {
+            let header = TableHeader::for_entries(&rules, sector, &entries);
+            write_table(&table_path(dir.path(), &rules, sector), &header, &entries).unwrap();
+        }
+        let _guarded = Table::open_guarded(dir.path(), &rules, Sector::sliding(4, 3), 100_000).unwrap();
+        let plain = Table::open(dir.path(), &rules, Sector::sliding(3, 3), 100_000).unwrap();
+        let path = table_path(dir.path(), &rules, Sector::sliding(3, 3));
+        fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(HEADER_SIZE as u64).unwrap();
+        std::hint::black_box(plain.entry(90_000));
+        // Reached only if the read survived: the parent sees exit 0, not SIGBUS.
+        std::process::exit(0);
+    }
 }
