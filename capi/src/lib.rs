@@ -52,7 +52,9 @@ impl From<ProbeError> for Failure {
             ProbeError::InvalidPosition(_) | ProbeError::Unreachable { .. } => MorrisStatus::BadPosition,
             ProbeError::NoDatabase { .. } => MorrisStatus::NoDatabase,
             ProbeError::MissingTable { .. } => MorrisStatus::MissingTable,
-            ProbeError::Table(_) | ProbeError::Version { .. } => MorrisStatus::BadTable,
+            ProbeError::Table(_) | ProbeError::Version { .. } | ProbeError::PermissionDenied { .. } => {
+                MorrisStatus::BadTable
+            }
             _ => MorrisStatus::Unsupported,
         };
         Failure::new(status, e.to_string())

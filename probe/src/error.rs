@@ -16,8 +16,9 @@ use morris_db::{PositionError, Sector, TableError};
 /// - the database's: [`ProbeError::NoDatabase`] (no such directory),
 ///   [`ProbeError::MissingTable`] (a table it needs is not there: solve or
 ///   fetch it), [`ProbeError::Version`] (a file of a format version this
-///   library does not read), [`ProbeError::Table`] (a file that is damaged
-///   or of another rule set or sector);
+///   library does not read), [`ProbeError::PermissionDenied`] (a file
+///   this process may not read), [`ProbeError::Table`] (a file that is
+///   damaged or of another rule set or sector);
 /// - [`ProbeError::Unsupported`]: a query this library cannot answer yet.
 ///
 /// ```
@@ -83,6 +84,15 @@ pub enum ProbeError {
     /// ([`TableError::Corrupt`], [`TableError::RuleSetMismatch`], ...).
     #[error(transparent)]
     Table(TableError),
+    /// A file the query needs is there but this process may not read it
+    /// (or may not search its directory): fix the permissions, or run as a
+    /// user who may read the database.
+    #[error("{}: permission denied: this process may not read it (check the permissions of the file and its directory)", path.display())]
+    #[non_exhaustive]
+    PermissionDenied {
+        /// The file.
+        path: PathBuf,
+    },
     /// The position is not valid under the rule set.
     #[error("invalid position: {0}")]
     InvalidPosition(PositionError),
@@ -145,9 +155,15 @@ fn file_of(path: &Path) -> String {
 
 impl From<TableError> for ProbeError {
     /// A header's version field that this library does not read becomes
-    /// [`ProbeError::Version`]; every other table error
+    /// [`ProbeError::Version`], a file that may not be read
+    /// [`ProbeError::PermissionDenied`]; every other table error
     /// [`ProbeError::Table`].
     fn from(e: TableError) -> ProbeError {
+        if let TableError::Io { path, error } = &e {
+            if error.kind() == std::io::ErrorKind::PermissionDenied {
+                return ProbeError::PermissionDenied { path: path.clone() };
+            }
+        }
         if let TableError::Corrupt { path, field: "version", detail } = &e {
             if let Some((found, supported)) = versions(detail) {
                 return ProbeError::Version { path: path.clone(), found, supported };

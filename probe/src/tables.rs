@@ -19,7 +19,9 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
 
 use morris_db::wdl::{Wdl, WdlTable};
 use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex, Store, Table, TableError, Value};
@@ -116,6 +118,25 @@ pub trait Encoding: sealed::Sealed + Send + Sync + Debug + 'static {
         us: Bitboard,
         them: Bitboard,
     ) -> Result<Self::Answer, ProbeError>;
+
+    /// `Ok` unless the file shrank underneath its mapping since it was
+    /// opened (then what was read from it may be zeros): called after every
+    /// read ([`morris_db::storage::header::MappedFile::check_intact`]; Malom's files
+    /// are not guarded and always pass).
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] naming the file.
+    fn check_intact(&self, _file: &Self::File) -> Result<(), TableError> {
+        Ok(())
+    }
+
+    /// Whether the file's path still names the file that is open (not
+    /// replaced, changed or removed since): one stat
+    /// ([`morris_db::storage::header::MappedFile::is_current`]; Malom's files are
+    /// taken as current).
+    fn is_current(&self, _file: &Self::File) -> bool {
+        true
+    }
 
     /// The answer for a side to move that has lost (fewer than 3 stones, or
     /// the opponent has a line where a line wins).
@@ -302,8 +323,25 @@ struct Shared<E: Encoding> {
     rules: RuleSet,
     options: ProbeOptions,
     encoding: E,
-    files: RwLock<HashMap<Sector, Arc<E::File>>>,
+    files: RwLock<HashMap<Sector, Cached<E::File>>>,
+    /// The time [`Cached::checked`] counts from.
+    epoch: Instant,
 }
+
+/// A file mapped by [`Tables::table`], with when its path was last checked.
+#[derive(Debug)]
+struct Cached<F> {
+    file: Arc<F>,
+    /// Milliseconds after [`Shared::epoch`] when the path was last seen to
+    /// name this file ([`Encoding::is_current`]).
+    checked: AtomicU64,
+}
+
+/// How often [`Tables::table`] checks that a mapped file's path still
+/// names it (one stat, at most once per interval per file); a file found
+/// replaced, changed or removed is reopened, so a table renamed over the
+/// old one is served from then on.
+pub const RECHECK_INTERVAL: Duration = Duration::from_secs(1);
 
 impl<E: Encoding> Clone for Tables<E> {
     /// Another handle on the same directory and mapped files (an [`Arc`]
@@ -330,7 +368,8 @@ impl<E: Encoding> Tables<E> {
             let why = if dir.exists() { "not a directory" } else { encoding.no_directory() };
             return Err(ProbeError::NoDatabase { path: dir, why: why.to_string() });
         }
-        Ok(Tables { shared: Arc::new(Shared { dir, rules, options, encoding, files: RwLock::new(HashMap::new()) }) })
+        let files = RwLock::new(HashMap::new());
+        Ok(Tables { shared: Arc::new(Shared { dir, rules, options, encoding, files, epoch: Instant::now() }) })
     }
 
     /// The rule set.
@@ -366,9 +405,39 @@ impl<E: Encoding> Tables<E> {
     /// [`ProbeError::MissingTable`] when the file is not there;
     /// [`ProbeError::Table`] when it is damaged or of another rule set or
     /// sector.
+    ///
+    /// A file kept from an earlier call is checked first: one that shrank
+    /// underneath ([`Encoding::check_intact`]), or whose path names another
+    /// file now ([`Encoding::is_current`], a stat at most once per
+    /// [`RECHECK_INTERVAL`]), is dropped and the file opened again, so a
+    /// table replaced by a rename is read from then on and one truncated
+    /// gives its error.
     pub fn table(&self, sector: Sector) -> Result<Arc<E::File>, ProbeError> {
-        if let Some(t) = self.shared.files.read().ok().and_then(|m| m.get(&sector).cloned()) {
-            return Ok(t);
+        let now = self.shared.epoch.elapsed().as_millis() as u64;
+        let kept = self.shared.files.read().ok().and_then(|m| {
+            let c = m.get(&sector)?;
+            let encoding = &self.shared.encoding;
+            if encoding.check_intact(&c.file).is_err() {
+                return Some(None);
+            }
+            let due =
+                now.saturating_sub(c.checked.load(AtomicOrdering::Relaxed)) >= RECHECK_INTERVAL.as_millis() as u64;
+            if due {
+                if !encoding.is_current(&c.file) {
+                    return Some(None);
+                }
+                c.checked.store(now, AtomicOrdering::Relaxed);
+            }
+            Some(Some(c.file.clone()))
+        });
+        match kept {
+            Some(Some(file)) => return Ok(file),
+            Some(None) => {
+                if let Ok(mut map) = self.shared.files.write() {
+                    map.remove(&sector);
+                }
+            }
+            None => {}
         }
         self.shared.rules.check_sector(sector).map_err(|e| ProbeError::Unreachable { reason: e.to_string() })?;
         if !self.shared.rules.sector_occurs(sector) {
@@ -390,9 +459,10 @@ impl<E: Encoding> Tables<E> {
         if self.shared.options.verify_checksums {
             self.shared.encoding.verify(&file)?;
         }
+        self.shared.encoding.check_intact(&file)?;
         let file = Arc::new(file);
         if let Ok(mut map) = self.shared.files.write() {
-            map.insert(sector, file.clone());
+            map.insert(sector, Cached { file: file.clone(), checked: AtomicU64::new(now) });
         }
         Ok(file)
     }
@@ -408,7 +478,9 @@ impl<E: Encoding> Tables<E> {
             return Ok(self.shared.encoding.lost());
         }
         let table = self.table(pos.sector())?;
-        self.shared.encoding.lookup(&table, &self.shared.rules, None, pos.us(), pos.them())
+        let answer = self.shared.encoding.lookup(&table, &self.shared.rules, None, pos.us(), pos.them());
+        self.shared.encoding.check_intact(&table)?;
+        answer
     }
 
     /// Every legal move with its value for the mover, best first
@@ -586,7 +658,14 @@ impl<E: Encoding> TableProber<E> {
             }
         };
         let (_, index, table) = &self.tables[i];
-        self.db.shared.encoding.lookup(table, rules, Some(index), pos.us(), pos.them())
+        let answer = self.db.shared.encoding.lookup(table, rules, Some(index), pos.us(), pos.them());
+        if let Err(e) = self.db.shared.encoding.check_intact(table) {
+            // Shrank underneath: forget it, so that a later probe opens the
+            // file again (and gets its error, or a file put back).
+            self.tables.swap_remove(i);
+            return Err(e.into());
+        }
+        answer
     }
 }
 
@@ -601,11 +680,19 @@ impl Encoding for Dtm {
 
     fn open(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> Result<Table, TableError> {
         let len = rules.indexer().sector(sector).len();
-        Table::open(dir, rules, sector, len)
+        Table::open_guarded(dir, rules, sector, len)
     }
 
     fn verify(&self, file: &Table) -> Result<(), TableError> {
         file.verify_checksum()
+    }
+
+    fn check_intact(&self, file: &Table) -> Result<(), TableError> {
+        file.check_intact()
+    }
+
+    fn is_current(&self, file: &Table) -> bool {
+        file.is_current()
     }
 
     #[inline]
@@ -689,5 +776,126 @@ impl Tables<Dtm> {
     /// [`ProbeError::NoDatabase`] when `dir` is not a directory.
     pub fn open_with(dir: impl AsRef<Path>, rules: RuleSet, options: ProbeOptions) -> Result<Database, ProbeError> {
         Tables::with_encoding(dir, rules, options, Dtm)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::PathBuf;
+
+    use morris_db::table::{table_path, write_table};
+    use morris_db::{Position, RuleSet, Sector, Table, TableHeader, Value};
+
+    use crate::{Database, ProbeError};
+
+    /// `nine`'s sliding sectors of at most 7 stones, solved in a temporary
+    /// directory: 3-3, 4-3 and 3-4.
+    fn nine7() -> (tempfile::TempDir, RuleSet) {
+        let rules = RuleSet::preset("nine").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let options = morris_solver::SolveOptions { max_stones: 7, progress: false };
+        morris_solver::solve_sliding(&rules, dir.path(), &options).unwrap();
+        (dir, rules)
+    }
+
+    /// Win(15), as the README and Gasser's figures for this 3-3 position
+    /// (checked by the reference solver in `tests/`).
+    const POS33: &str = "W:a4,d1,g4 B:b2,d6,f2 w";
+    /// A position of sector 4-3.
+    const POS43: &str = "W:a4,d1,g4,g1 B:b2,d6,f2 w";
+
+    fn path33(dir: &std::path::Path, rules: &RuleSet) -> PathBuf {
+        table_path(dir, rules, Sector::sliding(3, 3))
+    }
+
+    /// A table renamed over the one a database has mapped is read once
+    /// the path is checked again (within [`super::RECHECK_INTERVAL`]): the
+    /// edited copy's value comes back, not the old mapping's.
+    #[test]
+    fn a_table_replaced_by_rename_is_read_again() {
+        let (dir, rules) = nine7();
+        let db = Database::open(dir.path(), rules.clone()).unwrap();
+        let pos = Position::parse(POS33, &rules).unwrap();
+        assert_eq!(db.value(&pos).unwrap(), Value::win(15).unwrap());
+        // An edited copy: this position's slot now says Loss(4).
+        let sector = Sector::sliding(3, 3);
+        let old = Table::open(dir.path(), &rules, sector, rules.indexer().sector(sector).len()).unwrap();
+        let mut entries = old.entries().unwrap();
+        entries[rules.indexer().slot(pos.us(), pos.them()) as usize] = Value::loss(4).unwrap().to_entry();
+        drop(old);
+        let path = path33(dir.path(), &rules);
+        write_table(&path, &TableHeader::for_entries(&rules, sector, &entries), &entries).unwrap();
+        std::thread::sleep(super::RECHECK_INTERVAL + std::time::Duration::from_millis(100));
+        assert_eq!(db.value(&pos).unwrap(), Value::loss(4).unwrap());
+        // A prober made now reads the new file too.
+        assert_eq!(db.prober().value(&pos).unwrap(), Value::loss(4).unwrap());
+    }
+
+    /// A table truncated under a prober (which never stats) and under the
+    /// database gives an error naming the file, never SIGBUS; another
+    /// sector's table still answers.
+    #[test]
+    fn a_table_truncated_underneath_is_an_error_naming_it() {
+        let (dir, rules) = nine7();
+        let db = Database::open(dir.path(), rules.clone()).unwrap();
+        let mut prober = db.prober();
+        let (p33, p43) = (Position::parse(POS33, &rules).unwrap(), Position::parse(POS43, &rules).unwrap());
+        let v43 = prober.value(&p43).unwrap();
+        assert_eq!(prober.value(&p33).unwrap(), Value::win(15).unwrap());
+        let path = path33(dir.path(), &rules);
+        fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(200).unwrap();
+        let expect_shrank = |e: ProbeError| {
+            let text = e.to_string();
+            assert!(text.contains("nine_3_3") && text.contains("file size"), "{text}");
+        };
+        // Many probes, so that some land past the first page.
+        let mut errors = 0;
+        for mv in p33.legal_moves(&rules) {
+            let after = p33.play_unchecked(mv);
+            if after.sector() == Sector::sliding(3, 3) {
+                if let Err(e) = prober.value(&after.play_unchecked(after.legal_moves(&rules)[0])) {
+                    expect_shrank(e);
+                    errors += 1;
+                }
+            }
+        }
+        assert!(errors > 0, "no probe read past the new end");
+        expect_shrank(db.value(&p33).unwrap_err());
+        assert_eq!(prober.value(&p43).unwrap(), v43);
+        assert_eq!(db.value(&p43).unwrap(), v43);
+    }
+
+    /// A table this process may not read is [`ProbeError::PermissionDenied`]
+    /// naming it, not a missing table; so is one in a directory it may not
+    /// search. Root reads whatever the permissions say, so under root the
+    /// test says so and checks nothing.
+    #[cfg(unix)]
+    #[test]
+    fn a_table_that_may_not_be_read_says_so() {
+        use std::os::unix::fs::PermissionsExt;
+        let (dir, rules) = nine7();
+        let path = path33(dir.path(), &rules);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
+        if fs::File::open(&path).is_ok() {
+            eprintln!(
+                "skipped: this process reads a file of mode 000 (running as root), so permissions cannot be tested"
+            );
+            return;
+        }
+        let pos = Position::parse(POS33, &rules).unwrap();
+        let db = Database::open(dir.path(), rules.clone()).unwrap();
+        match db.value(&pos).unwrap_err() {
+            ProbeError::PermissionDenied { path: p } => assert_eq!(p, path),
+            other => panic!("expected permission denied, got {other:?}"),
+        }
+        assert!(db.value(&pos).unwrap_err().to_string().contains("permission denied"));
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        // The directory may be listed but not searched.
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o600)).unwrap();
+        let err = db.value(&pos).unwrap_err();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(matches!(err, ProbeError::PermissionDenied { .. }), "{err:?}");
+        assert_eq!(db.value(&pos).unwrap(), Value::win(15).unwrap());
     }
 }

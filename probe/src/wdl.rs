@@ -48,11 +48,19 @@ impl Encoding for WdlFiles {
 
     fn open(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> Result<WdlTable, TableError> {
         let len = rules.indexer().sector(sector).len();
-        WdlTable::open(dir, rules, sector, len)
+        WdlTable::open_guarded(dir, rules, sector, len)
     }
 
     fn verify(&self, file: &WdlTable) -> Result<(), TableError> {
         file.verify_checksum()
+    }
+
+    fn check_intact(&self, file: &WdlTable) -> Result<(), TableError> {
+        file.check_intact()
+    }
+
+    fn is_current(&self, file: &WdlTable) -> bool {
+        file.is_current()
     }
 
     #[inline]

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::review::{review_record, ReviewJson};
 use crate::served::{Catalog, Served};
-use crate::source::{category, Eval, LookupError, Source};
+use crate::source::{Eval, LookupError, Source};
 use crate::{MAX_BODY, MAX_QUERY};
 
 /// The web board: one page, HTML with its CSS and JavaScript inline.
@@ -55,7 +55,7 @@ pub struct ApiError {
     #[serde(skip)]
     status: StatusCode,
     /// `bad_position`, `unknown_rules`, `bad_parameter`, `bad_record`,
-    /// `missing_table`, `damaged_table`, `too_long`, `not_found`,
+    /// `missing_table`, `damaged_table`, `permission_denied`, `too_long`, `not_found`,
     /// `method_not_allowed`, `overloaded` (503, with `Retry-After`),
     /// `timeout`, `http_error` or `internal`.
     pub error: &'static str,
@@ -103,6 +103,13 @@ impl From<LookupError> for ApiError {
             LookupError::Damaged { file, message } => ApiError {
                 status: StatusCode::INTERNAL_SERVER_ERROR,
                 error: "damaged_table",
+                message: strip_dirs(&message, &file),
+                sector: None,
+                file: Some(file),
+            },
+            LookupError::PermissionDenied { file, message } => ApiError {
+                status: StatusCode::INTERNAL_SERVER_ERROR,
+                error: "permission_denied",
                 message: strip_dirs(&message, &file),
                 sector: None,
                 file: Some(file),
@@ -332,6 +339,12 @@ pub struct MoveJson {
     pub dtm: Option<u16>,
     /// Malom's rank of a draw for the mover (Malom's files only).
     pub draw_rank: Option<i32>,
+    /// How many of the opponent's replies to this move are mistakes for
+    /// them by category ([`Source::traps`]); `null` when a table a reply
+    /// needs is missing. Given in the position answer only (absent from
+    /// the line's plies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traps: Option<Option<u32>>,
 }
 
 /// `mv` from `pos` as JSON, with its value for the mover, or with
@@ -346,9 +359,10 @@ fn move_json(rules: &RuleSet, pos: &Position, mv: Move, eval: Option<Eval>) -> M
         removes: Points(mv.removals()).map(|p| board.point_name(p)).collect(),
         position: after.to_text(board),
         fen: after.to_fen(rules).ok(),
-        category: eval.map_or(UNKNOWN, |e| category(e.value)),
-        dtm: eval.and_then(|e| e.value.plies()),
+        category: eval.map_or(UNKNOWN, |e| e.category()),
+        dtm: eval.and_then(|e| e.dtm()),
         draw_rank: eval.and_then(|e| e.draw_rank),
+        traps: None,
     }
 }
 
@@ -370,14 +384,12 @@ fn moves_one_by_one(source: &Source, pos: &Position) -> Result<Vec<(Move, Option
     let mut unknown = Vec::new();
     for mv in pos.legal_moves(rules) {
         match source.evaluate(&pos.play_unchecked(mv)) {
-            Ok(e) => known.push((mv, Eval { value: e.value.back(), draw_rank: None })),
+            Ok(e) => known.push((mv, e.back())),
             Err(LookupError::Missing { .. }) => unknown.push(mv),
             Err(e) => return Err(e),
         }
     }
-    known.sort_by(|a, b| {
-        morris_db::Value::best_first(&a.1.value, &b.1.value).then_with(|| a.0.notation(board).cmp(&b.0.notation(board)))
-    });
+    known.sort_by(|a, b| Eval::best_first(&a.1, &b.1).then_with(|| a.0.notation(board).cmp(&b.0.notation(board))));
     unknown.sort_by_key(|mv| mv.notation(board));
     Ok(known.into_iter().map(|(mv, e)| (mv, Some(e))).chain(unknown.into_iter().map(|mv| (mv, None))).collect())
 }
@@ -413,7 +425,7 @@ pub struct PositionJson {
     /// How the game ended, `null` while it goes on.
     pub game_over: Option<GameOverJson>,
     /// Every legal move, best first: shortest win, draws (Malom: by rank),
-    /// longest loss.
+    /// longest loss; each with its `traps`.
     pub moves: Vec<MoveJson>,
 }
 
@@ -445,11 +457,20 @@ pub fn describe(source: Source, pos: &Position) -> Result<PositionJson, LookupEr
             black: stones(pos.black(), pos.black_in_hand()),
         },
         sector: pos.sector().to_string(),
-        category: category(eval.value),
-        dtm: eval.value.plies(),
+        category: eval.category(),
+        dtm: eval.dtm(),
         draw_rank: eval.draw_rank,
         game_over: game_over(rules, pos),
-        moves: moves.into_iter().map(|(mv, e)| move_json(rules, pos, mv, e)).collect(),
+        moves: moves
+            .into_iter()
+            .map(|(mv, e)| {
+                let traps = match e {
+                    Some(_) => source.traps(&pos.play_unchecked(mv))?,
+                    None => None,
+                };
+                Ok(MoveJson { traps: Some(traps), ..move_json(rules, pos, mv, e) })
+            })
+            .collect::<Result<_, LookupError>>()?,
     })
 }
 
@@ -513,7 +534,7 @@ pub fn line_of(source: Source, pos: &Position, plies: Option<usize>) -> Result<L
     let rules = source.rules();
     let board = rules.board();
     let eval = source.evaluate(pos)?;
-    let plies = plies.unwrap_or(eval.value.plies().map_or(DRAW_LINE_PLIES, usize::from));
+    let plies = plies.unwrap_or(eval.dtm().map_or(DRAW_LINE_PLIES, usize::from));
     let line = source.line(pos, plies.min(MAX_LINE_PLIES))?;
     let mut current = *pos;
     let mut out = Vec::new();
@@ -532,8 +553,8 @@ pub fn line_of(source: Source, pos: &Position, plies: Option<usize>) -> Result<L
         rules: rules.name().to_string(),
         position: pos.to_text(board),
         fen: pos.to_fen(rules).ok(),
-        category: category(eval.value),
-        dtm: eval.value.plies(),
+        category: eval.category(),
+        dtm: eval.dtm(),
         draw_rank: eval.draw_rank,
         line: out,
         record: record.join(" "),

@@ -18,7 +18,8 @@ pub enum LogFormat {
 
 /// Timeouts and caps of the HTTP server. The defaults suit a public
 /// server on a small machine; every figure is checked by [`Limits::check`].
-#[derive(Debug, Clone)]
+/// `morris serve`'s flags take their defaults from [`Limits::default`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct Limits {
     /// How long requests in flight may run after SIGTERM or SIGINT before
     /// the server exits anyway (default 10 s).

@@ -18,10 +18,11 @@
 
 use morris_db::fen::Clocks;
 use morris_db::record::{read_record, replay};
+use morris_db::wdl::Wdl;
 use morris_db::{Color, Position, Value};
 use serde::Serialize;
 
-use crate::source::{category, Eval, LookupError, Source};
+use crate::source::{Eval, LookupError, Source};
 
 /// A value in JSON: `category` and `dtm`.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
@@ -32,9 +33,9 @@ pub struct ValueJson {
     pub dtm: Option<u16>,
 }
 
-impl From<Value> for ValueJson {
-    fn from(v: Value) -> ValueJson {
-        ValueJson { category: category(v), dtm: v.plies() }
+impl From<Eval> for ValueJson {
+    fn from(e: Eval) -> ValueJson {
+        ValueJson { category: e.category(), dtm: e.dtm() }
     }
 }
 
@@ -141,6 +142,17 @@ pub fn mark(best: Value, played: Value) -> (&'static str, u32) {
     }
 }
 
+/// [`mark`] of two [`Eval`]s; from WDL files, which hold no distance, a
+/// move that keeps the category is `kept`.
+pub fn mark_eval(best: Eval, played: Eval) -> (&'static str, u32) {
+    match (best.value, played.value) {
+        (Some(b), Some(p)) => mark(b, p),
+        _ if played.wdl < best.wdl && best.wdl == Wdl::Win => ("threw_win", 0),
+        _ if played.wdl < best.wdl => ("lost_draw", 0),
+        _ => ("kept", 0),
+    }
+}
+
 /// Reviews the record `text` (our notation, or a PGN as Sanmill exports
 /// it; `morris_db::record`) played from `start`, else from the record's
 /// `[FEN]` tag, else from the rule set's start (see the module docs).
@@ -183,9 +195,9 @@ pub fn review_record(source: Source, start: Option<Position>, text: &str) -> Res
     let mut first = None;
     let mut before_pos = start;
     // Missing tables become `not_covered`; anything else stops the review.
-    let covered = |r: Result<Eval, LookupError>| -> Result<Result<Value, String>, LookupError> {
+    let covered = |r: Result<Eval, LookupError>| -> Result<Result<Eval, String>, LookupError> {
         match r {
-            Ok(e) => Ok(Ok(e.value)),
+            Ok(e) => Ok(Ok(e)),
             Err(LookupError::Missing { sector, .. }) => Ok(Err(sector)),
             Err(e) => Err(e),
         }
@@ -193,15 +205,15 @@ pub fn review_record(source: Source, start: Option<Position>, text: &str) -> Res
     for played in &replayed.played {
         let mover = before_pos.side_to_move();
         let before = covered(source.evaluate(&before_pos))?;
-        let after = covered(source.evaluate(&played.after).map(|e| Eval { value: e.value.back(), ..e }))?;
+        let after = covered(source.evaluate(&played.after).map(Eval::back))?;
         let best = match source.analyze(&before_pos) {
-            Ok(moves) => moves.first().map(|(mv, e)| BestJson { notation: mv.notation(board), value: e.value.into() }),
+            Ok(moves) => moves.first().map(|(mv, e)| BestJson { notation: mv.notation(board), value: (*e).into() }),
             Err(LookupError::Missing { .. }) => None,
             Err(e) => return Err(e),
         };
         let (mark, plies_given, missing) = match (&before, &after) {
             (Ok(b), Ok(a)) => {
-                let (m, p) = mark(*b, *a);
+                let (m, p) = mark_eval(*b, *a);
                 (m, p, None)
             }
             (Err(s), _) | (_, Err(s)) => ("not_covered", 0, Some(s.clone())),

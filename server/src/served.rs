@@ -9,13 +9,14 @@ use anyhow::{bail, Context};
 use morris_db::{RuleSet, Sector};
 
 use crate::limits::Limits;
-use crate::source::{malom_games_in, rule_sets_in, DirArg, Source};
+use crate::source::{malom_games_in, rule_sets_in, wdl_rule_sets_in, DirArg, Source};
 
 /// What `morris serve` was asked to serve.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// Directories of our tables (`--db [RULES=]DIR`); the rule set is read
-    /// from the file names when not given.
+    /// Directories of our tables (`--db [RULES=]DIR`): DTM tables, or
+    /// where a directory holds none, WDL files; the rule set is read from
+    /// the file names when not given.
     pub dbs: Vec<DirArg>,
     /// Directories of Malom's files (`--malom [RULES=]DIR`); the game is
     /// read from the file names when not given.
@@ -91,13 +92,21 @@ impl Catalog {
     pub fn open(config: &Config) -> anyhow::Result<Catalog> {
         let mut sources: Vec<(Source, PathBuf)> = Vec::new();
         for arg in &config.dbs {
+            // DTM tables when the directory holds any (of the rule set
+            // named, if one is); else WDL files.
+            let dtm_names = rule_sets_in(&arg.dir);
+            let wdl = match &arg.rules {
+                Some(r) => !dtm_names.contains(r) && wdl_rule_sets_in(&arg.dir).contains(r),
+                None => dtm_names.is_empty() && !wdl_rule_sets_in(&arg.dir).is_empty(),
+            };
+            let names = if wdl { wdl_rule_sets_in(&arg.dir) } else { dtm_names };
             let name = match &arg.rules {
                 Some(r) => r.clone(),
-                None => match rule_sets_in(&arg.dir).as_slice() {
+                None => match names.as_slice() {
                     [one] => one.clone(),
                     [] if !arg.dir.is_dir() => bail!("--db {}: not a directory", arg.dir.display()),
                     [] => bail!(
-                        "--db {}: no table files (solve some with `morris solve --db {}`)",
+                        "--db {}: no table files, DTM (`.mtb`, `.mtz`) or WDL (`.mwdl`) (solve some with `morris solve --db {}`)",
                         arg.dir.display(),
                         arg.dir.display()
                     ),
@@ -110,7 +119,8 @@ impl Catalog {
                 },
             };
             let rules = RuleSet::preset(&name).with_context(|| format!("--db {}", arg.dir.display()))?;
-            sources.push((Source::open_ours(&arg.dir, rules)?, arg.dir.clone()));
+            let source = if wdl { Source::open_wdl(&arg.dir, rules)? } else { Source::open_ours(&arg.dir, rules)? };
+            sources.push((source, arg.dir.clone()));
         }
         for arg in &config.malom {
             let name = match &arg.rules {
@@ -174,6 +184,7 @@ impl Catalog {
             .map(|s| {
                 let kind = match s.source {
                     Source::Ours(_) => "our tables",
+                    Source::Wdl(_) => "our WDL files",
                     Source::Malom(_) => "Malom's files",
                 };
                 let n = s.sectors.len();

@@ -7,39 +7,79 @@
 //! Everything goes through the probe's table front-end
 //! (`morris_probe::tables::Tables`: our DTM tables as `Database`, Malom's
 //! files inside `MalomDatabase`): its value, its order of the moves (best
-//! first), its principal line, its list of sectors. The value of the
-//! position asked for is read through one `Prober` per thread (kept in a
-//! thread-local cache), so concurrent look-ups on the server's blocking
-//! threads take no lock for it. A source holds owned, cloneable handles
-//! (the probe crate's tables sit behind an `Arc`), and a thread's prober
-//! holds its own clone: nothing is leaked, and a database no source and
-//! no prober holds any more is unmapped.
+//! first), its principal line, its list of sectors. Its tables are mapped
+//! guarded and checked on use: a table renamed over the one mapped is read
+//! from the next check on (at most a second later), one truncated
+//! underneath is a damaged table (never SIGBUS), one that may not be read
+//! is `PermissionDenied`. A source holds owned, cloneable handles (the
+//! probe crate's tables sit behind an `Arc`): nothing is leaked, and a
+//! database no source holds any more is unmapped.
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use morris_db::{Move, Position, RuleSet, Sector, Store, TableError, Value};
 use morris_probe::malom::{MalomGame, MalomValue};
-use morris_probe::{Database, MalomDatabase, ProbeError, Prober};
+use morris_probe::wdl::WdlDatabase;
+use morris_probe::{Database, MalomDatabase, ProbeError, Wdl};
 
-/// A value with Malom's draw rank when it came from Malom's files.
+/// A value for the player concerned (the side to move for a position, the
+/// mover for a move): win, draw or loss, with the exact distance where the
+/// files hold one, and Malom's draw rank when it came from Malom's files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Eval {
-    /// The value for the player concerned (the side to move for a position,
-    /// the mover for a move).
-    pub value: Value,
+    /// Win, draw or loss.
+    pub wdl: Wdl,
+    /// The value with its distance to the end (DTM, plies): from our DTM
+    /// tables and Malom's files; `None` from WDL files, which hold none.
+    pub value: Option<Value>,
     /// Malom's evaluation A of a draw (higher is better for that player);
-    /// `None` for our tables and for wins and losses.
+    /// `None` for our files and for wins and losses.
     pub draw_rank: Option<i32>,
 }
 
 impl Eval {
     fn ours(value: Value) -> Eval {
-        Eval { value, draw_rank: None }
+        Eval { wdl: Wdl::from(value), value: Some(value), draw_rank: None }
+    }
+
+    fn wdl_only(wdl: Wdl) -> Eval {
+        Eval { wdl, value: None, draw_rank: None }
     }
 
     fn malom(v: MalomValue) -> Eval {
-        Eval { value: v.value, draw_rank: v.draw_rank() }
+        Eval { wdl: Wdl::from(v.value), value: Some(v.value), draw_rank: v.draw_rank() }
+    }
+
+    /// `win`, `draw` or `loss`.
+    pub fn category(&self) -> &'static str {
+        match self.wdl {
+            Wdl::Win => "win",
+            Wdl::Draw => "draw",
+            Wdl::Loss => "loss",
+        }
+    }
+
+    /// Plies to the end of the game under perfect play; `None` for a draw,
+    /// and for any value from WDL files.
+    pub fn dtm(&self) -> Option<u16> {
+        self.value.and_then(Value::plies)
+    }
+
+    /// The value of a move for the mover, given this value of the position
+    /// it leads to (Malom's draw rank is dropped: it is not one of the
+    /// mover's).
+    pub fn back(self) -> Eval {
+        Eval { wdl: -self.wdl, value: self.value.map(Value::back), draw_rank: None }
+    }
+
+    /// Orders values best first for the player concerned: by
+    /// [`Value::best_first`] when both have a distance (shortest win,
+    /// draws, longest loss), else win, draw, loss.
+    pub fn best_first(a: &Eval, b: &Eval) -> std::cmp::Ordering {
+        match (a.value, b.value) {
+            (Some(x), Some(y)) => Value::best_first(&x, &y),
+            _ => b.wdl.cmp(&a.wdl),
+        }
     }
 }
 
@@ -68,6 +108,15 @@ pub enum LookupError {
         /// What is wrong with it.
         message: String,
     },
+    /// A table file this process may not read (its permissions, or its
+    /// directory's).
+    #[error("{message}")]
+    PermissionDenied {
+        /// The file.
+        file: String,
+        /// The whole message.
+        message: String,
+    },
     /// Anything else (an unsupported query, a database directory gone).
     #[error("{0}")]
     Other(String),
@@ -79,6 +128,9 @@ impl From<ProbeError> for LookupError {
             ProbeError::InvalidPosition(_) | ProbeError::Unreachable { .. } => LookupError::BadPosition(e.to_string()),
             ProbeError::MissingTable { sector, ref path, .. } => {
                 LookupError::Missing { sector: sector.to_string(), file: file_name(path), message: e.to_string() }
+            }
+            ProbeError::PermissionDenied { ref path, .. } => {
+                LookupError::PermissionDenied { file: file_name(path), message: e.to_string() }
             }
             ProbeError::Version { ref path, .. } => {
                 LookupError::Damaged { file: file_name(path), message: e.to_string() }
@@ -109,32 +161,10 @@ fn file_name(path: &Path) -> String {
 pub enum Source {
     /// Our tables (`morris solve`).
     Ours(Database),
+    /// Our WDL files (`morris export-wdl`): win, draw or loss, no DTM.
+    Wdl(WdlDatabase),
     /// Malom's files.
     Malom(MalomDatabase),
-}
-
-thread_local! {
-    /// This thread's probers, one per database (keyed by the address of
-    /// the rules of the database it holds: each prober holds a clone of
-    /// its database, so that address is not reused while the prober
-    /// lives).
-    static PROBERS: RefCell<Vec<(usize, Prober)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Runs `f` with this thread's prober of `db`.
-fn with_prober<R>(db: &Database, f: impl FnOnce(&mut Prober) -> R) -> R {
-    let key = db.rules() as *const RuleSet as usize;
-    PROBERS.with(|cell| {
-        let mut probers = cell.borrow_mut();
-        let i = match probers.iter().position(|(k, _)| *k == key) {
-            Some(i) => i,
-            None => {
-                probers.push((key, db.prober()));
-                probers.len() - 1
-            }
-        };
-        f(&mut probers[i].1)
-    })
 }
 
 impl Source {
@@ -144,6 +174,14 @@ impl Source {
     /// When `dir` is not a directory.
     pub fn open_ours(dir: &Path, rules: RuleSet) -> Result<Source, LookupError> {
         Ok(Source::Ours(Database::open(dir, rules)?))
+    }
+
+    /// Opens our WDL files in `dir` for `rules` (maps nothing yet).
+    ///
+    /// # Errors
+    /// When `dir` is not a directory.
+    pub fn open_wdl(dir: &Path, rules: RuleSet) -> Result<Source, LookupError> {
+        Ok(Source::Wdl(WdlDatabase::open(dir, rules)?))
     }
 
     /// Opens Malom's files in `dir` for `rules` (reads the `.secval` file).
@@ -159,16 +197,24 @@ impl Source {
     pub fn rules(&self) -> &RuleSet {
         match self {
             Source::Ours(db) => db.rules(),
+            Source::Wdl(db) => db.rules(),
             Source::Malom(db) => db.rules(),
         }
     }
 
-    /// `morris` or `malom`.
+    /// `morris` (our DTM tables), `morris-wdl` (our WDL files) or
+    /// `malom`.
     pub fn kind(&self) -> &'static str {
         match self {
             Source::Ours(_) => "morris",
+            Source::Wdl(_) => "morris-wdl",
             Source::Malom(_) => "malom",
         }
+    }
+
+    /// Whether values carry a distance to the end (DTM): not from WDL files.
+    pub fn has_dtm(&self) -> bool {
+        !matches!(self, Source::Wdl(_))
     }
 
     /// The value of `pos` for the side to move.
@@ -177,7 +223,8 @@ impl Source {
     /// See [`LookupError`].
     pub fn evaluate(&self, pos: &Position) -> Result<Eval, LookupError> {
         match self {
-            Source::Ours(db) => Ok(Eval::ours(with_prober(db, |p| p.value(pos))?)),
+            Source::Ours(db) => Ok(Eval::ours(db.value(pos)?)),
+            Source::Wdl(db) => Ok(Eval::wdl_only(db.value(pos)?)),
             Source::Malom(db) => Ok(Eval::malom(db.evaluate(pos)?)),
         }
     }
@@ -193,6 +240,7 @@ impl Source {
     pub fn analyze(&self, pos: &Position) -> Result<Vec<(Move, Eval)>, LookupError> {
         match self {
             Source::Ours(db) => Ok(db.analyze(pos)?.into_iter().map(|(mv, v)| (mv, Eval::ours(v))).collect()),
+            Source::Wdl(db) => Ok(db.analyze(pos)?.into_iter().map(|(mv, v)| (mv, Eval::wdl_only(v))).collect()),
             Source::Malom(db) => Ok(db.analyze_ranked(pos)?.into_iter().map(|(mv, v)| (mv, Eval::malom(v))).collect()),
         }
     }
@@ -208,6 +256,9 @@ impl Source {
             Source::Ours(db) => {
                 Ok(db.principal_line(pos, max_plies)?.into_iter().map(|(mv, v)| (mv, Eval::ours(v))).collect())
             }
+            Source::Wdl(db) => {
+                Ok(db.principal_line(pos, max_plies)?.into_iter().map(|(mv, v)| (mv, Eval::wdl_only(v))).collect())
+            }
             Source::Malom(db) => Ok(db
                 .tables()
                 .principal_line(pos, max_plies)?
@@ -217,11 +268,41 @@ impl Source {
         }
     }
 
+    /// The traps of a move: how many of the opponent's legal replies in
+    /// `after` (the position the move leads to, the opponent to move) are
+    /// worse for the opponent, by category, than `after` itself (win, draw,
+    /// loss: a reply that turns the opponent's win into a draw or a loss, or
+    /// their draw into a loss). Distances do not count: a slower win is no
+    /// trap. 0 when the game is over in `after`. `None` when a table a
+    /// reply needs is missing.
+    ///
+    /// # Errors
+    /// As [`Source::evaluate`], other than a missing table.
+    pub fn traps(&self, after: &Position) -> Result<Option<u32>, LookupError> {
+        let own = match self.evaluate(after) {
+            Ok(e) => e.wdl,
+            Err(LookupError::Missing { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let rules = self.rules();
+        let mut traps = 0;
+        for reply in after.legal_moves(rules) {
+            match self.evaluate(&after.play_unchecked(reply)) {
+                Ok(e) if e.back().wdl < own => traps += 1,
+                Ok(_) => {}
+                Err(LookupError::Missing { .. }) => return Ok(None),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Some(traps))
+    }
+
     /// The sectors whose tables (or Malom files) the directory holds
     /// (none when it cannot be read).
     pub fn sectors_present(&self) -> Vec<Sector> {
         match self {
             Source::Ours(db) => db.sectors().unwrap_or_default(),
+            Source::Wdl(db) => db.sectors().unwrap_or_default(),
             Source::Malom(db) => db.sectors_present(),
         }
     }
@@ -231,6 +312,12 @@ impl Source {
 /// sorted, each once (none when it cannot be read).
 pub fn rule_sets_in(dir: &Path) -> Vec<String> {
     Store::new(dir).rule_set_names()
+}
+
+/// The rule-set names of the WDL files (`.mwdl`) in `dir`, sorted, each
+/// once (none when it cannot be read).
+pub fn wdl_rule_sets_in(dir: &Path) -> Vec<String> {
+    Store::new(dir).wdl_rule_set_names()
 }
 
 /// The rule sets (presets) whose Malom files are in `dir`.
@@ -276,14 +363,5 @@ impl std::str::FromStr for DirArg {
             }
             _ => Ok(DirArg { rules: None, dir: PathBuf::from(s) }),
         }
-    }
-}
-
-/// `win`, `draw` or `loss`.
-pub fn category(v: Value) -> &'static str {
-    match v {
-        Value::Win(_) => "win",
-        Value::Draw => "draw",
-        Value::Loss(_) => "loss",
     }
 }

@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::mapped::{map_file, open_file};
+use crate::mapped::{map_file, open_file, Guard};
 use crate::rules::RuleSet;
 use crate::sector::Sector;
 use crate::table::TableError;
@@ -332,17 +332,68 @@ impl<F: OwnFields> Header<F> {
     }
 }
 
+/// The error for a guarded file that shrank underneath its mapping of
+/// `mapped` bytes.
+fn shrank_error(path: &Path, mapped: usize) -> TableError {
+    TableError::corrupt(
+        path,
+        "file size",
+        format!(
+            "the file shrank while it was open (it had {mapped} bytes): truncated or rewritten in place; \
+             replace a table by renaming a complete file over it"
+        ),
+    )
+}
+
 /// An open, memory-mapped file of ours: its path, its checked header, the
 /// mapping and what its format read from it when it was opened
 /// ([`OwnFields::Layout`]). The file's size was checked when it was opened;
 /// the payload checksum is checked by [`MappedFile::verify_checksum`] (a
 /// full read).
+///
+/// A file opened guarded ([`Table::open_guarded`](crate::Table::open_guarded),
+/// [`WdlTable::open_guarded`](crate::wdl::WdlTable::open_guarded)) survives
+/// being truncated underneath: a read past the new end finds zeros instead
+/// of killing the process, and [`MappedFile::check_intact`] reports it
+/// (see [`crate::mapped::Guard`]). [`MappedFile::is_current`] tells whether
+/// the path still names the file that is mapped.
 #[derive(Debug)]
 pub struct MappedFile<F: OwnFields> {
     path: PathBuf,
     header: Header<F>,
+    /// Declared before `map`, so that it is dropped before the mapping is
+    /// unmapped.
+    guard: Option<Guard>,
     map: Mmap,
     layout: F::Layout,
+    stamp: FileStamp,
+}
+
+/// What identifies the file a path named when it was opened: device,
+/// inode, size and modification time. Another stamp for the same path
+/// means the file was replaced (a rename), or changed in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    /// Device and inode (0, 0 off Unix).
+    id: (u64, u64),
+    /// Size in bytes.
+    len: u64,
+    /// Modification time, where the file system keeps one.
+    modified: Option<std::time::SystemTime>,
+}
+
+impl FileStamp {
+    /// The stamp of a file's metadata.
+    pub fn of(meta: &std::fs::Metadata) -> FileStamp {
+        #[cfg(unix)]
+        let id = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let id = (0, 0);
+        FileStamp { id, len: meta.len(), modified: meta.modified().ok() }
+    }
 }
 
 impl<F: OwnFields> MappedFile<F> {
@@ -353,10 +404,20 @@ impl<F: OwnFields> MappedFile<F> {
     /// [`TableError::Io`] if it cannot be read, [`TableError::Corrupt`] for
     /// a bad header or a size that does not match the entry count.
     pub fn open_unchecked(path: &Path) -> Result<MappedFile<F>, TableError> {
+        MappedFile::open_mapped(path, false)
+    }
+
+    /// As [`MappedFile::open_unchecked`], the mapping covered by a
+    /// [`Guard`] from the start when `guarded`.
+    ///
+    /// # Errors
+    /// As [`MappedFile::open_unchecked`].
+    pub(crate) fn open_mapped(path: &Path, guarded: bool) -> Result<MappedFile<F>, TableError> {
         let io = |e| TableError::io(path, e);
         let mut file = open_file(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        if len < HEADER_SIZE as u64 {
+        let meta = file.metadata().map_err(io)?;
+        let stamp = FileStamp::of(&meta);
+        if meta.len() < HEADER_SIZE as u64 {
             let mut bytes = Vec::new();
             file.read_to_end(&mut bytes).map_err(io)?;
             Header::<F>::decode(&bytes, path)?;
@@ -364,15 +425,27 @@ impl<F: OwnFields> MappedFile<F> {
         // Our files are written under a temporary name and renamed into
         // place, never changed afterwards (`map_file`'s contract).
         let map = map_file(&file).map_err(io)?;
-        let header = Header::<F>::decode(&map, path)?;
-        let layout = F::layout(&header, &map, path)?;
-        Ok(MappedFile { path: path.to_path_buf(), header, map, layout })
+        let guard = guarded.then(|| Guard::new(&map));
+        let opened = (|| {
+            let header = Header::<F>::decode(&map, path)?;
+            let layout = F::layout(&header, &map, path)?;
+            Ok((header, layout))
+        })();
+        let file = match opened {
+            Ok((header, layout)) => MappedFile { path: path.to_path_buf(), header, guard, map, layout, stamp },
+            Err(e) => {
+                let shrank = guard.as_ref().is_some_and(Guard::tripped);
+                return Err(if shrank { shrank_error(path, map.len()) } else { e });
+            }
+        };
+        file.check_intact()?;
+        Ok(file)
     }
 
     /// Opens `found`, the file of `sector` of `rules`, and checks that it
     /// belongs to that rule set and sector and has `expected_entries`
     /// slots; `None` when there is none, `missing` then being the path
-    /// named in the error.
+    /// named in the error. `guarded`: see [`MappedFile::open_mapped`].
     ///
     /// # Errors
     /// [`TableError::Missing`], [`TableError::RuleSetMismatch`],
@@ -384,13 +457,37 @@ impl<F: OwnFields> MappedFile<F> {
         rules: &RuleSet,
         sector: Sector,
         expected_entries: u64,
+        guarded: bool,
     ) -> Result<MappedFile<F>, TableError> {
         let Some(path) = found else {
             return Err(TableError::Missing { sector, path: missing });
         };
-        let file = MappedFile::open_unchecked(&path)?;
+        let file = MappedFile::open_mapped(&path, guarded)?;
         file.check(rules, sector, expected_entries)?;
         Ok(file)
+    }
+
+    /// `Ok` unless the file is guarded and a read past its end was caught
+    /// (it shrank underneath: what was read from it since may be zeros).
+    /// Readers of a guarded file call this after reading and discard what
+    /// they read when it fails.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`], field `file size`, naming the file.
+    #[inline]
+    pub fn check_intact(&self) -> Result<(), TableError> {
+        match &self.guard {
+            Some(g) if g.tripped() => Err(shrank_error(&self.path, self.map.len())),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the file's path still names the file that is mapped, as it
+    /// was: the same device, inode, size and modification time. `false`
+    /// when the file was replaced (renamed over), changed in place or
+    /// removed: reopen it to read what is there now. A stat of the path.
+    pub fn is_current(&self) -> bool {
+        std::fs::metadata(&self.path).is_ok_and(|m| FileStamp::of(&m) == self.stamp)
     }
 
     /// Checks the header against a rule set, sector and entry count.
@@ -430,7 +527,8 @@ impl<F: OwnFields> MappedFile<F> {
     /// [`TableError::Io`] when the memory cannot be mapped.
     pub fn into_resident(self) -> Result<MappedFile<F>, TableError> {
         let map = crate::mapped::huge_page_copy(&self.map).map_err(|e| TableError::io(&self.path, e))?;
-        Ok(MappedFile { map, ..self })
+        self.check_intact()?;
+        Ok(MappedFile { map, guard: None, ..self })
     }
 
     /// The size of the file in bytes.

@@ -7,6 +7,7 @@
 use std::fs::File;
 use std::io;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use memmap2::{Mmap, MmapMut};
 use rayon::prelude::*;
@@ -15,21 +16,186 @@ use rayon::prelude::*;
 ///
 /// # Contract
 /// This function is safe to call, but mapping a file is sound only while
-/// no one truncates or rewrites the file; the project keeps that promise
-/// for its own files, and callers must not map files that programs edit in
-/// place. In detail: no one may truncate or rewrite the file that no one truncates or rewrites the file
-/// while the mapping lives (as `memmap2::Mmap::map` requires). Table files are written under a temporary name and renamed
-/// into place when complete (see `table::write_table`); a finished table is
+/// no one truncates or rewrites the file while the mapping lives (as
+/// `memmap2::Mmap::map` requires). The project keeps that promise for its
+/// own files: table files are written under a temporary name and renamed
+/// into place when complete (see `table::write_table`), a finished table is
 /// never modified again, and replacing one is a rename, which leaves the
 /// mapped inode intact. Users must not edit table files in place while a
 /// program has them open; every field read from the mapping is checked, so
 /// even then the worst outcome is a wrong value or an error, not memory
 /// unsafety beyond what the operating system does to a process whose mapped
-/// file shrinks (SIGBUS).
+/// file shrinks: SIGBUS on a read past the new end, which kills the
+/// process unless the mapping is covered by a [`Guard`].
 pub fn map_file(file: &File) -> io::Result<Mmap> {
     // SAFETY: the contract above: table files are renamed into place when
     // complete and never rewritten; Malom's files are read-only downloads.
     unsafe { Mmap::map(file) }
+}
+
+/// The most mappings [`Guard`]s cover at once; a mapping past that is
+/// left unguarded (a read past the end of its shrunk file kills the
+/// process, as without a guard).
+pub const GUARD_SLOTS: usize = 16_384;
+
+/// The guarded address ranges: `[start, end)` of each, `start` 0 when the
+/// slot is free, and whether a read past the end of its file was caught.
+/// Statics, so that the signal handler reads them without locks or
+/// allocation.
+static GUARD_START: [AtomicUsize; GUARD_SLOTS] = [const { AtomicUsize::new(0) }; GUARD_SLOTS];
+static GUARD_END: [AtomicUsize; GUARD_SLOTS] = [const { AtomicUsize::new(0) }; GUARD_SLOTS];
+static GUARD_HIT: [AtomicBool; GUARD_SLOTS] = [const { AtomicBool::new(false) }; GUARD_SLOTS];
+static GUARD_TAKEN: [AtomicBool; GUARD_SLOTS] = [const { AtomicBool::new(false) }; GUARD_SLOTS];
+
+/// Covers one file mapping (`[start, start + len)`) against the file
+/// shrinking underneath it: a read past the file's new end, which the
+/// kernel answers with SIGBUS, is caught by this module's SIGBUS handler,
+/// which maps zero pages over the rest of the mapping (so the read goes on,
+/// finding zeros) and marks the guard [`Guard::tripped`]. Whoever reads
+/// through a guarded mapping checks `tripped` after reading and discards
+/// what it read when it is set: the bytes were not the file's.
+///
+/// A SIGBUS at an address no guard covers is left to the handler that was
+/// there before (by default, the process dies as it would have). The
+/// handler is installed with the first guard (Unix only; elsewhere a guard
+/// is never tripped). Mapping zero pages from a signal handler is what
+/// Linux allows (`mmap` is a plain system call); the handler takes no lock
+/// and allocates nothing.
+///
+/// Dropping the guard frees its slot; drop it before the mapping it covers
+/// is unmapped (a field declared before the mapping's).
+#[derive(Debug)]
+pub struct Guard {
+    /// The slot in the statics; `None` when all [`GUARD_SLOTS`] were taken.
+    slot: Option<usize>,
+}
+
+impl Guard {
+    /// Guards the mapping `map` (of a file, read-only).
+    pub fn new(map: &Mmap) -> Guard {
+        let (start, len) = (map.as_ptr() as usize, map.len());
+        if len == 0 {
+            return Guard { slot: None };
+        }
+        install_handler();
+        let slot = (0..GUARD_SLOTS)
+            .find(|&i| GUARD_TAKEN[i].compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed).is_ok());
+        if let Some(i) = slot {
+            GUARD_HIT[i].store(false, Ordering::SeqCst);
+            GUARD_END[i].store(start + len, Ordering::SeqCst);
+            GUARD_START[i].store(start, Ordering::SeqCst);
+        }
+        Guard { slot }
+    }
+
+    /// Whether a read past the end of the file was caught: the file shrank
+    /// underneath the mapping, and what was read from it since may be
+    /// zeros instead of the file's bytes.
+    #[inline]
+    pub fn tripped(&self) -> bool {
+        self.slot.is_some_and(|i| GUARD_HIT[i].load(Ordering::SeqCst))
+    }
+
+    /// Whether the mapping is covered (false when every slot was taken).
+    pub fn covers(&self) -> bool {
+        self.slot.is_some()
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if let Some(i) = self.slot {
+            GUARD_START[i].store(0, Ordering::SeqCst);
+            GUARD_END[i].store(0, Ordering::SeqCst);
+            GUARD_TAKEN[i].store(false, Ordering::Release);
+        }
+    }
+}
+
+#[cfg(unix)]
+mod sigbus {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Once, OnceLock};
+
+    use super::{GUARD_END, GUARD_HIT, GUARD_SLOTS, GUARD_START};
+
+    static INSTALL: Once = Once::new();
+    /// The action SIGBUS had before ours, restored for a fault no guard
+    /// covers. Set once, before our handler is installed.
+    static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
+    /// The page size, read once at installation (the handler calls nothing
+    /// but mmap and sigaction).
+    static PAGE: AtomicUsize = AtomicUsize::new(4096);
+
+    pub(super) fn install() {
+        INSTALL.call_once(|| {
+            // SAFETY: plain calls of sigaction with valid, zeroed structs.
+            unsafe {
+                let mut previous: libc::sigaction = std::mem::zeroed();
+                libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut previous);
+                let _ = PREVIOUS.set(previous);
+                PAGE.store(libc::sysconf(libc::_SC_PAGESIZE).max(1) as usize, Ordering::SeqCst);
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = handler as *const () as usize;
+                action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+            }
+        });
+    }
+
+    extern "C" fn handler(_signal: libc::c_int, info: *mut libc::siginfo_t, _context: *mut libc::c_void) {
+        // SAFETY: the kernel passes a valid siginfo_t for SA_SIGINFO.
+        let addr = unsafe { (*info).si_addr() } as usize;
+        for i in 0..GUARD_SLOTS {
+            let start = GUARD_START[i].load(Ordering::SeqCst);
+            if start == 0 || addr < start {
+                continue;
+            }
+            let end = GUARD_END[i].load(Ordering::SeqCst);
+            if addr >= end {
+                continue;
+            }
+            let page = PAGE.load(Ordering::SeqCst);
+            let from = addr & !(page - 1);
+            // SAFETY: [from, end) lies inside a live read-only mapping of a
+            // file (the guard is dropped before its mapping is unmapped);
+            // replacing its pages with anonymous zero pages changes only
+            // what reads of that mapping find, which the guard reports.
+            let mapped = unsafe {
+                libc::mmap(
+                    from as *mut libc::c_void,
+                    end - from,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                    -1,
+                    0,
+                )
+            };
+            if mapped != libc::MAP_FAILED {
+                GUARD_HIT[i].store(true, Ordering::SeqCst);
+                return;
+            }
+            break;
+        }
+        // Not ours (or the zero pages could not be mapped): put back the
+        // action there was before and return; the faulting read runs again
+        // and gets it.
+        // SAFETY: sigaction and signal are async-signal-safe; PREVIOUS is
+        // read with an atomic load, no lock.
+        unsafe {
+            match PREVIOUS.get() {
+                Some(p) => libc::sigaction(libc::SIGBUS, p, std::ptr::null_mut()),
+                None => libc::signal(libc::SIGBUS, libc::SIG_DFL) as libc::c_int,
+            };
+        }
+    }
+}
+
+/// Installs the SIGBUS handler of [`Guard`] once (a no-op off Unix).
+fn install_handler() {
+    #[cfg(unix)]
+    sigbus::install();
 }
 
 /// A read-only copy of `bytes` in anonymous memory, asked to be backed by

@@ -280,7 +280,10 @@ impl Store {
         [FileKind::Dtm, FileKind::Compressed]
             .into_iter()
             .map(|k| self.path(rules.name(), sector, k))
-            .find(|p| p.exists())
+            // A path that cannot be checked (a directory we may not search)
+            // is taken: opening it then says why it cannot be read, where
+            // `exists` would call it missing.
+            .find(|p| !matches!(p.try_exists(), Ok(false)))
     }
 
     /// Every table file in the directory whose name parses, sorted by rule
@@ -342,6 +345,15 @@ impl Store {
     /// sorted, each once; empty when the directory cannot be read.
     pub fn rule_set_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self.tables().unwrap_or_default().into_iter().map(|t| t.rules_name).collect();
+        v.dedup();
+        v
+    }
+
+    /// The names of the rule sets with WDL files here (`.mwdl`), sorted,
+    /// each once; empty when the directory cannot be read.
+    pub fn wdl_rule_set_names(&self) -> Vec<String> {
+        let files = self.files().unwrap_or_default();
+        let mut v: Vec<String> = files.into_iter().filter(|f| f.kind == FileKind::Wdl).map(|f| f.rules_name).collect();
         v.dedup();
         v
     }

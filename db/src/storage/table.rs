@@ -300,6 +300,31 @@ impl Table {
     /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`],
     /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
     pub fn open(dir: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<Table, TableError> {
+        Table::open_in(dir, rules, sector, expected_entries, false)
+    }
+
+    /// As [`Table::open`], the mapping guarded against the file shrinking
+    /// underneath ([`crate::mapped::Guard`]): for long-running readers such
+    /// as a server, which call [`MappedFile::check_intact`] after reading.
+    ///
+    /// # Errors
+    /// As [`Table::open`].
+    pub fn open_guarded(
+        dir: &Path,
+        rules: &RuleSet,
+        sector: Sector,
+        expected_entries: u64,
+    ) -> Result<Table, TableError> {
+        Table::open_in(dir, rules, sector, expected_entries, true)
+    }
+
+    fn open_in(
+        dir: &Path,
+        rules: &RuleSet,
+        sector: Sector,
+        expected_entries: u64,
+        guarded: bool,
+    ) -> Result<Table, TableError> {
         let store = Store::new(dir);
         Table::open_found(
             store.dtm_file(rules, sector),
@@ -307,6 +332,7 @@ impl Table {
             rules,
             sector,
             expected_entries,
+            guarded,
         )
     }
 
@@ -540,5 +566,107 @@ mod tests {
         }
         resident.prefetch(u64::MAX);
         assert_eq!(resident.entry(entries.len() as u64), None);
+    }
+    /// Entries of a table big enough to span many pages, each slot's value
+    /// known from its number.
+    fn many_entries(n: u32, salt: u32) -> Vec<u16> {
+        (0..n).map(|i| if i % 7 == 3 { PADDING_ENTRY } else { ((i + salt) % 300) as u16 }).collect()
+    }
+
+    /// Writing a table over an existing one replaces the file (a new inode,
+    /// by rename): a table mapped before keeps reading the old values, sees
+    /// that its path names another file now, and a new open reads the new
+    /// values. This is what keeps a server's mapped tables valid while a
+    /// solve or an export rewrites them (`write_table`, and the WDL exports
+    /// through the same `write_checked`).
+    #[test]
+    fn rewriting_a_table_renames_a_new_file_over_it() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let rules = RuleSet::preset("nine").unwrap();
+        let sector = Sector::sliding(3, 3);
+        let (old, new) = (many_entries(50_000, 0), many_entries(50_000, 1));
+        let path = table_path(dir.path(), &rules, sector);
+        write_table(&path, &TableHeader::for_entries(&rules, sector, &old), &old).unwrap();
+        let inode = fs::metadata(&path).unwrap().ino();
+        let before = Table::open(dir.path(), &rules, sector, 50_000).unwrap();
+        assert!(before.is_current());
+        write_table(&path, &TableHeader::for_entries(&rules, sector, &new), &new).unwrap();
+        assert_ne!(fs::metadata(&path).unwrap().ino(), inode, "the file was rewritten in place");
+        assert!(!before.is_current());
+        before.verify_checksum().unwrap();
+        let after = Table::open(dir.path(), &rules, sector, 50_000).unwrap();
+        for slot in [0u64, 1, 4, 49_999] {
+            assert_eq!(before.entry(slot), Some(old[slot as usize]), "slot {slot}");
+            assert_eq!(after.entry(slot), Some(new[slot as usize]), "slot {slot}");
+        }
+    }
+
+    /// A guarded table truncated underneath does not kill the process: the
+    /// read past the new end finds something, and `check_intact` then says
+    /// the file shrank, naming it; a guarded table of another file is not
+    /// affected, and reopening the truncated one fails on its size.
+    #[test]
+    fn a_guarded_table_truncated_underneath_reports_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = RuleSet::preset("nine").unwrap();
+        let entries = many_entries(100_000, 0);
+        for sector in [Sector::sliding(3, 3), Sector::sliding(4, 3)] {
+            let header = TableHeader::for_entries(&rules, sector, &entries);
+            write_table(&table_path(dir.path(), &rules, sector), &header, &entries).unwrap();
+        }
+        let open = |s| Table::open_guarded(dir.path(), &rules, s, 100_000).unwrap();
+        let (shrunk, other) = (open(Sector::sliding(3, 3)), open(Sector::sliding(4, 3)));
+        assert_eq!(shrunk.entry(90_000), Some(entries[90_000]));
+        shrunk.check_intact().unwrap();
+        let path = table_path(dir.path(), &rules, Sector::sliding(3, 3));
+        fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(HEADER_SIZE as u64).unwrap();
+        assert!(!shrunk.is_current());
+        // Past the new end: SIGBUS without the guard (`black_box`, or the
+        // optimiser drops a read whose value is unused).
+        std::hint::black_box(shrunk.entry(90_000));
+        let err = shrunk.check_intact().unwrap_err();
+        assert!(matches!(err, TableError::Corrupt { field: "file size", .. }), "{err}");
+        assert!(err.to_string().contains("nine_3_3") && err.to_string().contains("shrank"), "{err}");
+        assert_eq!(other.entry(90_000), Some(entries[90_000]));
+        other.check_intact().unwrap();
+        let err = Table::open_guarded(dir.path(), &rules, Sector::sliding(3, 3), 100_000).unwrap_err();
+        assert!(err.to_string().contains("file size"), "{err}");
+    }
+
+    /// The guard covers only guarded mappings: a read past the end of an
+    /// unguarded one (the solver's, which must not read zeros as values)
+    /// still dies of SIGBUS, in a child process running this test, after a
+    /// guarded mapping has installed the handler.
+    #[cfg(unix)]
+    #[test]
+    fn an_unguarded_mapping_truncated_underneath_still_dies_of_sigbus() {
+        use std::os::unix::process::ExitStatusExt;
+        const NAME: &str = "storage::table::tests::an_unguarded_mapping_truncated_underneath_still_dies_of_sigbus";
+        if std::env::var_os("MORRIS_SIGBUS_CHILD").is_none() {
+            let status = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", NAME, "--test-threads", "1"])
+                .env("MORRIS_SIGBUS_CHILD", "1")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert_eq!(status.signal(), Some(libc::SIGBUS), "{status:?}");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let rules = RuleSet::preset("nine").unwrap();
+        let entries = many_entries(100_000, 0);
+        for sector in [Sector::sliding(3, 3), Sector::sliding(4, 3)] {
+            let header = TableHeader::for_entries(&rules, sector, &entries);
+            write_table(&table_path(dir.path(), &rules, sector), &header, &entries).unwrap();
+        }
+        let _guarded = Table::open_guarded(dir.path(), &rules, Sector::sliding(4, 3), 100_000).unwrap();
+        let plain = Table::open(dir.path(), &rules, Sector::sliding(3, 3), 100_000).unwrap();
+        let path = table_path(dir.path(), &rules, Sector::sliding(3, 3));
+        fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(HEADER_SIZE as u64).unwrap();
+        std::hint::black_box(plain.entry(90_000));
+        // Reached only if the read survived: the parent sees exit 0, not SIGBUS.
+        std::process::exit(0);
     }
 }

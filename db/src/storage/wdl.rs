@@ -483,8 +483,36 @@ impl WdlTable {
     /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`],
     /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
     pub fn open(dir: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<WdlTable, TableError> {
+        WdlTable::open_in(dir, rules, sector, expected_entries, false)
+    }
+
+    /// As [`WdlTable::open`], the mapping guarded against the file
+    /// shrinking underneath ([`crate::mapped::Guard`]; see
+    /// [`crate::Table::open_guarded`]).
+    ///
+    /// # Errors
+    /// As [`WdlTable::open`].
+    pub fn open_guarded(
+        dir: &Path,
+        rules: &RuleSet,
+        sector: Sector,
+        expected_entries: u64,
+    ) -> Result<WdlTable, TableError> {
+        WdlTable::open_in(dir, rules, sector, expected_entries, true)
+    }
+
+    fn open_in(
+        dir: &Path,
+        rules: &RuleSet,
+        sector: Sector,
+        expected_entries: u64,
+        guarded: bool,
+    ) -> Result<WdlTable, TableError> {
         let path = wdl_path(dir, rules, sector);
-        WdlTable::open_found(path.exists().then(|| path.clone()), path, rules, sector, expected_entries)
+        // A path that cannot be checked (a directory we may not search) is
+        // tried: opening it then says why it cannot be read.
+        let found = (!matches!(path.try_exists(), Ok(false))).then(|| path.clone());
+        WdlTable::open_found(found, path, rules, sector, expected_entries, guarded)
     }
 
     /// Whether the file is in one of the smaller forms (zstd or grouped).

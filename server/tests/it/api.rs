@@ -599,3 +599,168 @@ proptest! {
         }
     }
 }
+
+/// `six`'s tables exported to WDL files (`morris export-wdl`), once.
+fn six_wdl() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = dbs()._tmp.path().join("six-wdl");
+        std::fs::create_dir(&dir).unwrap();
+        let rules = RuleSet::preset("six").unwrap();
+        for sector in Database::open(&dbs().six, rules.clone()).unwrap().sectors().unwrap() {
+            let slots = rules.indexer().sector(sector).len();
+            let table = morris_db::Table::open(&dbs().six, &rules, sector, slots).unwrap();
+            morris_db::wdl::export_table(&table, &morris_db::wdl::wdl_path(&dir, &rules, sector)).unwrap();
+        }
+        dir
+    })
+}
+
+/// Positions of six to compare two servers on: the start and every
+/// position two plies after it (placement), and random positions of
+/// every sliding sector.
+fn six_positions() -> Vec<Position> {
+    let rules = RuleSet::preset("six").unwrap();
+    let start = Position::start(&rules);
+    let mut out = vec![start];
+    for mv in start.legal_moves(&rules) {
+        let next = start.play_unchecked(mv);
+        out.push(next);
+        out.extend(next.legal_moves(&rules).into_iter().step_by(5).map(|m| next.play_unchecked(m)));
+    }
+    let db = Database::open(&dbs().six, rules.clone()).unwrap();
+    for sector in db.sectors().unwrap().into_iter().filter(|s| s.is_sliding()) {
+        out.extend(morris_probe::sample(&db, sector, 6, 41).unwrap().into_iter().map(|s| s.position));
+    }
+    out
+}
+
+/// A directory of WDL files only is served (the rule set told from the
+/// file names): every position's category and every move's category, for
+/// the mover, are those the DTM-backed server gives, `dtm` is `null`
+/// throughout, and the moves come win, draw, loss. The line and the review
+/// answer too, without distances.
+#[test]
+fn a_wdl_only_directory_answers_every_category_as_the_dtm_tables() {
+    let dtm_server = server();
+    let config = Config {
+        dbs: vec![DirArg { rules: None, dir: six_wdl().to_path_buf() }],
+        max_in_flight: 4,
+        ..Config::default()
+    };
+    let catalog = Catalog::open(&config).unwrap();
+    let running = runtime().block_on(morris_server::start(catalog, SocketAddr::from(([127, 0, 0, 1], 0)))).unwrap();
+    let wdl_server = running.addr;
+    let (status, rules) = get(wdl_server, "/api/rules");
+    assert_eq!(status, 200);
+    assert_eq!(rules["rules"][0]["source"], "morris-wdl", "{rules}");
+    assert_eq!(rules["rules"][0]["sectors"], 131, "{rules}");
+    let board = RuleSet::preset("six").unwrap();
+    let positions = six_positions();
+    assert!(positions.len() > 100, "{}", positions.len());
+    let rank = |c: &Json| ["loss", "draw", "win"].iter().position(|w| c == w).unwrap();
+    for pos in &positions {
+        let path = format!("/api/six?position={}", q(&pos.to_text(board.board())));
+        let ((s1, a), (s2, b)) = (get(dtm_server, &path), get(wdl_server, &path));
+        assert_eq!((s1, s2), (200, 200), "{path}: {a} {b}");
+        assert_eq!(a["category"], b["category"], "{path}");
+        assert_eq!(b["dtm"], Json::Null, "{path}");
+        let (ma, mb) = (a["moves"].as_array().unwrap(), b["moves"].as_array().unwrap());
+        assert_eq!(ma.len(), mb.len(), "{path}");
+        for m in mb {
+            let same = ma.iter().find(|x| x["notation"] == m["notation"]).unwrap();
+            assert_eq!(m["category"], same["category"], "{path} {}", m["notation"]);
+            assert_eq!(m["dtm"], Json::Null);
+        }
+        assert!(mb.windows(2).all(|w| rank(&w[0]["category"]) >= rank(&w[1]["category"])), "{path}: best first");
+        if let Some(best) = mb.first() {
+            assert_eq!(best["category"], b["category"], "{path}: the best move keeps the value");
+        }
+    }
+    let (status, line) = get(wdl_server, "/api/six/line?position=W:_B:_w_6_6&plies=4");
+    assert_eq!(status, 200, "{line}");
+    let plies = line["line"].as_array().unwrap();
+    assert_eq!(plies.len(), 4);
+    assert!(plies.iter().all(|p| p["category"] == "draw" && p["dtm"] == Json::Null), "{line}");
+    let (status, review) = post(wdl_server, "/api/six/review", "1. d2 d6 2. b4");
+    assert_eq!(status, 200, "{review}");
+    assert_eq!(review["moves"][0]["mark"], "kept", "{review}");
+    assert_eq!(review["moves"][0]["before"]["dtm"], Json::Null, "{review}");
+    runtime().block_on(running.stop()).unwrap();
+}
+
+/// The traps of `after` counted with the probe crate alone: the replies
+/// whose category for the replier is below that of `after` for them.
+fn traps_by_probe(db: &Database, after: &Position) -> u64 {
+    if after.game_over(db.rules()).is_some() || db.value(after).is_err() {
+        return 0;
+    }
+    let own = morris_probe::Wdl::from(db.value(after).unwrap());
+    db.analyze(after).unwrap().into_iter().filter(|(_, v)| morris_probe::Wdl::from(*v) < own).count() as u64
+}
+
+/// Every move's `traps` is the number of the opponent's replies that lose
+/// a category for them, counted independently through `morris-probe`'s
+/// `analyze` of the position after the move, on positions of six (both
+/// phases) and three; traps are in the position answer only, not in the
+/// line's plies.
+#[test]
+fn traps_count_the_replies_that_lose_a_category() {
+    let addr = server();
+    let mut cases: Vec<(&str, Position)> = six_positions().into_iter().step_by(3).map(|p| ("six", p)).collect();
+    let three = RuleSet::preset("three").unwrap();
+    let three_db = Database::open(&dbs().three, three.clone()).unwrap();
+    for sector in three_db.sectors().unwrap() {
+        if let Ok(samples) = morris_probe::sample(&three_db, sector, 8, 7) {
+            cases.extend(samples.into_iter().map(|s| ("three", s.position)));
+        }
+    }
+    let mut with_traps = 0;
+    for (name, pos) in cases {
+        let rules = RuleSet::preset(name).unwrap();
+        let db = Database::open(if name == "six" { &dbs().six } else { &dbs().three }, rules.clone()).unwrap();
+        let (status, json) = get(addr, &format!("/api/{name}?position={}", q(&pos.to_text(rules.board()))));
+        if status != 200 {
+            continue; // a sampled position the API refuses (over already) has no moves to check
+        }
+        for m in json["moves"].as_array().unwrap() {
+            let mv =
+                pos.legal_moves(&rules).into_iter().find(|mv| mv.notation(rules.board()) == m["notation"]).unwrap();
+            let expected = traps_by_probe(&db, &pos.play_unchecked(mv));
+            assert_eq!(m["traps"].as_u64(), Some(expected), "{name} {} {}", pos.to_text(rules.board()), m["notation"]);
+            with_traps += usize::from(expected > 0);
+        }
+    }
+    assert!(with_traps > 20, "too few moves with traps to tell: {with_traps}");
+    let (_, line) = get(addr, "/api/six/line?position=W:_B:_w_6_6&plies=2");
+    assert!(line["line"][0].get("traps").is_none(), "{line}");
+}
+
+/// A position of Three Men's Morris counted by hand (9-point board with
+/// diagonals; a line of three wins). White a1, a2, b3; Black b1, c2, c3;
+/// White plays b3-b2. Black then has three replies (b1 can only go to c1,
+/// a1 and b2 being White's; c2 only to c1; c3 only to b3):
+///
+/// - b1-c1 makes c1-c2-c3, a line: Black wins;
+/// - c2-c1 and c3-b3 leave White to play b2-a3, making a1-a2-a3: Black
+///   loses.
+///
+/// So Black's position is a win, and two of its three replies throw it
+/// away: the move b3-b2 sets 2 traps.
+#[test]
+fn traps_of_a_hand_checked_position_of_three() {
+    let (status, json) = get(server(), "/api/three?position=W:a1,a2,b3_B:b1,c2,c3_w");
+    assert_eq!(status, 200, "{json}");
+    let mv = json["moves"].as_array().unwrap().iter().find(|m| m["notation"] == "b3-b2").unwrap();
+    assert_eq!(mv["category"], "loss", "{mv}");
+    assert_eq!(mv["traps"], 2, "{mv}");
+    let (_, after) =
+        get(server(), &format!("/api/three?position={}", mv["position"].as_str().unwrap().replace(' ', "_")));
+    let replies: Vec<(&str, &str)> = after["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["notation"].as_str().unwrap(), m["category"].as_str().unwrap()))
+        .collect();
+    assert_eq!(replies, [("b1-c1", "win"), ("c2-c1", "loss"), ("c3-b3", "loss")]);
+}
