@@ -2,7 +2,8 @@
 //! points that maps adjacent points to adjacent points and mills to mills.
 //! For the 24- and 16-point boards these are the 8 rotations and reflections
 //! of the square times the exchange of the inner and outer rings (16); for
-//! the 9-point board the 8 of the square.
+//! the 9-point board and the 17-point board (whose centre is joined to the
+//! inner square only) the 8 of the square.
 
 use crate::board::{Bitboard, Board, Point, Points};
 
@@ -153,6 +154,7 @@ mod tests {
         assert_eq!(Board::twenty_four(false).symmetries().len(), 16);
         assert_eq!(Board::twenty_four(true).symmetries().len(), 16);
         assert_eq!(Board::sixteen().symmetries().len(), 16);
+        assert_eq!(Board::seventeen().symmetries().len(), 8);
         assert_eq!(Board::nine_point(true).symmetries().len(), 8);
         assert_eq!(Board::nine_point(false).symmetries().len(), 8);
     }
@@ -166,6 +168,7 @@ mod tests {
             Board::twenty_four(false),
             Board::twenty_four(true),
             Board::sixteen(),
+            Board::seventeen(),
             Board::nine_point(true),
             Board::nine_point(false),
         ] {
@@ -195,6 +198,56 @@ mod tests {
                 let inv = &syms[g.inverse(a) as usize];
                 assert!((0..board.len() as Point).all(|p| inv.point(sa.point(p)) == p));
             }
+        }
+    }
+
+    /// Each symmetry of every board maps the adjacent pairs onto the
+    /// adjacent pairs and the mills onto the mills (as sets, so nothing is
+    /// lost or gained).
+    #[test]
+    fn symmetries_map_lines_to_lines_and_adjacency_to_adjacency() {
+        for board in [Board::twenty_four(false), Board::twenty_four(true), Board::sixteen(), Board::seventeen()] {
+            let n = board.len() as Point;
+            let pairs: Vec<(Point, Point)> = (0..n)
+                .flat_map(|a| (0..n).map(move |b| (a, b)))
+                .filter(|&(a, b)| board.adjacent(a) & (1 << b) != 0)
+                .collect();
+            let mut mills = board.mills().to_vec();
+            mills.sort_unstable();
+            for s in board.symmetries() {
+                let mut images: Vec<(Point, Point)> = pairs.iter().map(|&(a, b)| (s.point(a), s.point(b))).collect();
+                images.sort_unstable();
+                assert_eq!(images, pairs, "{}: adjacency", board.name());
+                let mut mapped: Vec<Bitboard> = mills.iter().map(|&m| s.apply(m)).collect();
+                mapped.sort_unstable();
+                assert_eq!(mapped, mills, "{}: mills", board.name());
+            }
+        }
+    }
+
+    /// The 17-point board as GamesmanOne's Seven Men's Morris has it: 24
+    /// lines between adjacent points (the 16 square sides, 4 spokes, 4 to
+    /// the centre), 14 mills, 6 of them through the centre d4, which every
+    /// symmetry fixes; no symmetry exchanges the squares.
+    #[test]
+    fn seventeen_point_board() {
+        let b = Board::seventeen();
+        let edges: u32 = (0..17).map(|p| b.adjacent(p).count_ones()).sum::<u32>() / 2;
+        assert_eq!((b.len(), edges, b.mills().len()), (17, 24, 14));
+        let d4 = b.point("d4").unwrap();
+        let names = |set: Bitboard| {
+            let mut v: Vec<&str> = Points(set).map(|p| b.point_name(p)).collect();
+            v.sort_unstable();
+            v.join(",")
+        };
+        assert_eq!(names(b.adjacent(d4)), "c4,d3,d5,e4");
+        assert_eq!(b.mills_through(d4).len(), 6);
+        assert!(b.mills().iter().any(|&m| names(m) == "b4,c4,d4"));
+        assert!(b.mills().iter().any(|&m| names(m) == "d2,d3,d4"));
+        let (b6, c5) = (b.point("b6").unwrap(), b.point("c5").unwrap());
+        for s in b.symmetries() {
+            assert_eq!(s.point(d4), d4);
+            assert_ne!(s.point(b6), c5);
         }
     }
 

@@ -5,7 +5,7 @@
 //! the start.
 
 use morris_db::moves::Outcome;
-use morris_db::rules::{NoMoveOutcome, Overrides, PRESETS};
+use morris_db::rules::{NoMoveOutcome, Overrides, Removal, PRESETS};
 use morris_db::{Color, Position, RuleSet, Setup, Value};
 
 fn rules(name: &str) -> RuleSet {
@@ -128,7 +128,7 @@ fn all_opponent_stones_in_mills_may_be_removed() {
     let m = moves(&nine, &pos(&nine, text));
     assert!(m.contains(&"g7xd2".to_string()) && !m.contains(&"g7xb6".to_string()));
     let always =
-        RuleSet::custom("nine", &Overrides { remove_from_mills_always: Some(true), ..Overrides::default() }).unwrap();
+        RuleSet::custom("nine", &Overrides { removal: Some(Removal::Lenient), ..Overrides::default() }).unwrap();
     let m = moves(&always, &pos(&always, text));
     assert!(m.contains(&"g7xd2".to_string()) && m.contains(&"g7xb6".to_string()));
 }
