@@ -19,8 +19,9 @@ use morris_server::{Config, DirArg};
 #[derive(Args, Clone)]
 pub struct RulesArg {
     /// Rule set: nine, nine-noflying, nine-diagonal, nine-diagonal-noflying,
-    /// eleven, eleven-flying, twelve, morabaraba, lasker, seven, seven-flying,
-    /// six, six-flying, five, five-flying, three, three-nodiagonal.
+    /// eleven, eleven-flying, twelve, morabaraba, sesotho, sesotho-flying,
+    /// lasker, seven, seven-flying, six, six-flying, five, five-flying, three,
+    /// three-nodiagonal.
     ///
     /// Default: with `--db`, the rule set of the directory's tables when
     /// they are of one rule set (a custom one too, told from its file

@@ -15,9 +15,10 @@ pub type Bitboard = u32;
 /// A point's number on its board, `0..board.len()`.
 pub type Point = u8;
 
-/// The most points a board may have (bitboards are `u32`, and the symmetry
-/// tables work on three bytes).
-pub const MAX_POINTS: usize = 24;
+/// The most points a board may have: 25, the Sesotho board (bitboards
+/// are `u32`; the symmetry tables work on three bytes and a fourth for
+/// the 25th point).
+pub const MAX_POINTS: usize = 25;
 
 /// The most mills through one point on any board: the centre of the
 /// 17-point board (three in a row along the middle row and the middle
@@ -174,6 +175,38 @@ impl Board {
             &["d4", "d3", "d2"],
         ];
         Board::from_lines("17-point board", &NAMES, &lines)
+    }
+
+    /// The 25-point board of Sesotho Morabaraba, as GamesmanOne's mills
+    /// games (branch `rs/mills`, `masks.h` and `boards.h`) define it: the
+    /// 24-point board's three squares and a centre d4; the middle row
+    /// a4..g4 and the middle column d7..d1 are lines of seven points (each
+    /// three in a row a mill, 5 a line), and four short diagonals join the
+    /// corners of the outer square to those of the middle square (a7-b6,
+    /// g7-f6, g1-f2, a1-b2), paths for sliding but no mills. 22 mills; 8
+    /// symmetries (the centre and the diagonals keep the squares apart).
+    /// Point order: the 24-point board's, then d4.
+    pub fn sesotho() -> Board {
+        const NAMES: [&str; 25] = [
+            "a4", "a7", "d7", "g7", "g4", "g1", "d1", "a1", "b4", "b6", "d6", "f6", "f4", "f2", "d2", "b2", "c4", "c5",
+            "d5", "e5", "e4", "e3", "d3", "c3", "d4",
+        ];
+        let mut lines: Vec<Vec<&str>> = Vec::new();
+        for ring in [
+            ["a7", "d7", "g7", "g4", "g1", "d1", "a1", "a4"],
+            ["b6", "d6", "f6", "f4", "f2", "d2", "b2", "b4"],
+            ["c5", "d5", "e5", "e4", "e3", "d3", "c3", "c4"],
+        ] {
+            for side in 0..4 {
+                lines.push(vec![ring[2 * side], ring[2 * side + 1], ring[(2 * side + 2) % 8]]);
+            }
+        }
+        for run in [["a4", "b4", "c4", "d4", "e4", "f4", "g4"], ["d7", "d6", "d5", "d4", "d3", "d2", "d1"]] {
+            lines.extend(run.windows(3).map(<[&str]>::to_vec));
+        }
+        lines.extend([["a7", "b6"], ["g7", "f6"], ["g1", "f2"], ["a1", "b2"]].map(|d| d.to_vec()));
+        let lines: Vec<&[&str]> = lines.iter().map(Vec::as_slice).collect();
+        Board::from_lines("25-point Sesotho board", &NAMES, &lines)
     }
 
     /// The 9-point board of Three Men's Morris (a 3x3 grid a1..c3), with or

@@ -130,6 +130,8 @@ pub enum BoardKind {
     Sixteen,
     /// The 16-point board with a centre point (Seven Men's Morris).
     Seventeen,
+    /// The 25-point board of Sesotho Morabaraba.
+    Sesotho,
     /// The 3x3 board with diagonals (Three Men's Morris).
     NinePointDiagonals,
     /// The 3x3 board without diagonals.
@@ -143,6 +145,7 @@ impl BoardKind {
             BoardKind::TwentyFourDiagonals => Board::twenty_four(true),
             BoardKind::Sixteen => Board::sixteen(),
             BoardKind::Seventeen => Board::seventeen(),
+            BoardKind::Sesotho => Board::sesotho(),
             BoardKind::NinePointDiagonals => Board::nine_point(true),
             BoardKind::NinePoint => Board::nine_point(false),
         }
@@ -150,7 +153,7 @@ impl BoardKind {
 }
 
 /// The named presets of docs/rules.md.
-pub const PRESETS: [&str; 17] = [
+pub const PRESETS: [&str; 19] = [
     "nine",
     "nine-noflying",
     "nine-diagonal",
@@ -159,6 +162,8 @@ pub const PRESETS: [&str; 17] = [
     "eleven-flying",
     "twelve",
     "morabaraba",
+    "sesotho",
+    "sesotho-flying",
     "lasker",
     "seven",
     "seven-flying",
@@ -182,6 +187,7 @@ fn short_name(preset: &str) -> &str {
         "five-flying" => "five-fl",
         "seven-flying" => "svn-fl",
         "eleven-flying" => "elvn-fl",
+        "sesotho-flying" => "ses-fl",
         "three-nodiagonal" => "three-n",
         other => other,
     }
@@ -315,6 +321,8 @@ impl RuleSet {
             "seven-flying" => (Seventeen, 7, AtThree, FullBoardOutcome::Draw, false, false),
             "eleven" => (TwentyFourDiagonals, 11, Never, FullBoardOutcome::Draw, false, false),
             "eleven-flying" => (TwentyFourDiagonals, 11, AtThree, FullBoardOutcome::Draw, false, false),
+            "sesotho" => (Sesotho, 12, Never, FullBoardOutcome::Draw, false, false),
+            "sesotho-flying" => (Sesotho, 12, AtThree, FullBoardOutcome::Draw, false, false),
             "three" => (NinePointDiagonals, 3, Never, FullBoardOutcome::Draw, false, true),
             "three-nodiagonal" => (NinePoint, 3, Never, FullBoardOutcome::Draw, false, true),
             _ => return Err(UnknownPreset(name.to_string())),
@@ -351,7 +359,7 @@ impl RuleSet {
     /// preset's name (`nine` with `--stones 10 --lasker` is `lasker`);
     /// otherwise `<preset>-<the first 8 hex digits of its fingerprint>`,
     /// with a shortened preset name (`nine-nf`, `nine-dg`, `nine-dn`, `mora`,
-    /// `six-fl`, `five-fl`, `svn-fl`, `elvn-fl`, `three-n`), e.g. `nine-3fa2c91b`: at most 16 bytes, the name field
+    /// `six-fl`, `five-fl`, `svn-fl`, `elvn-fl`, `ses-fl`, `three-n`), e.g. `nine-3fa2c91b`: at most 16 bytes, the name field
     /// of a table header, and never the name of another rule set's tables.
     ///
     /// # Errors
