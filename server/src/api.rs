@@ -409,7 +409,7 @@ pub struct PositionJson {
     pub side_to_move: &'static str,
     /// `placement` (stones in hand) or `sliding` (both hands empty).
     pub phase: &'static str,
-    /// Whether the side to move may fly (3 stones, a rule set with flying).
+    /// Whether the side to move may fly (the rule set lets a player with its stones fly).
     pub flying: bool,
     /// Stones on the board and in hand.
     pub stones: BothStones,
@@ -681,7 +681,7 @@ pub struct RulesJson {
     pub source: &'static str,
     /// Stones per player.
     pub stones: u8,
-    /// Whether a player with 3 stones flies.
+    /// Whether a player ever flies (with 3 stones, with 3 or 4, or always).
     pub flying: bool,
     /// Three Men's Morris: a line of three wins.
     pub line_wins: bool,

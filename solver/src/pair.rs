@@ -45,7 +45,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 use std::time::Instant;
 
-use morris_db::moves::{for_each_move, sliding_unmoves};
+use morris_db::moves::{for_each_move, mill_removes, sliding_unmoves};
 use morris_db::value::{Value, PADDING_ENTRY};
 use morris_db::{Bitboard, Located, Move, RuleSet, Sector, SectorIndex, Table};
 use rayon::prelude::*;
@@ -353,8 +353,12 @@ impl Pair<'_> {
                 } else {
                     0
                 }
-            } else if me.mill_wins && mill_targets(rules, us, me.sector.wh) & !us & !them & all != 0 {
-                // A mill now takes the opponent down to two stones.
+            } else if me.mill_wins
+                && mill_removes(rules, them)
+                && mill_targets(rules, us, me.sector.wh) & !us & !them & all != 0
+            {
+                // A mill now takes the opponent down to two stones (under
+                // the strict rule not when its three stones form a mill).
                 Value::LOST.back().to_entry()
             } else {
                 0
@@ -416,7 +420,7 @@ impl Pair<'_> {
         for_each_move(self.rules, us, them, hand, |mv, mover| {
             any = true;
             if mv.removal.is_none() && (!PLACING || mv.from.is_some()) {
-                if threats & all & !them & !mover != 0 {
+                if threats & all & !them & !mover != 0 && (self.rules.line_wins() || mill_removes(self.rules, mover)) {
                     // The child closes a mill at once: marked `Win(1)` in phase 1a.
                     leaving.deepest_win = leaving.deepest_win.max(1);
                     return;
@@ -669,10 +673,11 @@ fn mill_targets(rules: &RuleSet, stones: Bitboard, in_hand: u8) -> Bitboard {
 /// slide or flight without removal: `(us, them)` with `us` to move; the
 /// mover `them` has `them_in_hand` stones in hand, before and after. Each
 /// predecessor is `(mover's stones before the move, us)`. The mover's last
-/// stone went from an empty point (adjacent, or any when the mover flies
-/// with 3 stones on the board plus in hand) to a point of `them` where it
-/// closed no mill, or closed one that removed nothing because `us` has no
-/// stone on the board. (Lines that win, Three Men's Morris, end the game:
+/// stone went from an empty point (adjacent, or any when the mover flies,
+/// counting its stones on the board plus in hand) to a point of `them`
+/// where it closed no mill, or closed one that removed nothing
+/// ([`mill_removes`]: `us` has no stone on the board, or under the strict
+/// rule all of `us` stand in mills). (Lines that win, Three Men's Morris, end the game:
 /// positions after them are never propagated.)
 fn lasker_unmoves(
     rules: &RuleSet,
@@ -684,7 +689,7 @@ fn lasker_unmoves(
     let board = rules.board();
     let empty = board.all() & !us & !them;
     let flying = rules.flies(them.count_ones() + them_in_hand as u32);
-    let mills_remove = us != 0 || rules.line_wins();
+    let mills_remove = rules.line_wins() || mill_removes(rules, us);
     for to in morris_db::Points(them) {
         if mills_remove && board.closes_mill(them, to) {
             continue;

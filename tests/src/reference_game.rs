@@ -18,13 +18,17 @@
 //!
 //! Rules: a placement puts a stone from hand on an empty point; without
 //! stones in hand (or with them, under the Lasker rule) a stone slides to an
-//! adjacent empty point, or flies to any empty point when the rule set
-//! allows flying and the player has exactly 3 stones (on the board plus in
-//! hand). A move that makes a new mill (a line of three through the point
-//! the stone went to) wins at once when a line wins (Three Men's Morris);
-//! otherwise it removes one opponent stone on the board that is not in a
-//! mill, or any when all are in mills (nothing when the opponent has no stone
-//! on the board). A side to move with fewer than 3 stones, facing an
+//! adjacent empty point, or flies to any empty point when the player has
+//! at most the game's flying threshold of stones (on the board plus in
+//! hand: 3 where a game flies as `nine` does, 4, or any number for
+//! "always"; 0 for no flying). A move that makes a new mill (a line of
+//! three through the point the stone went to) wins at once when a line
+//! wins (Three Men's Morris); otherwise it removes one opponent stone on the
+//! board (nothing when the opponent has none there): under the standard
+//! removal rule one that is not in a mill, or any when all are in mills;
+//! under the strict rule one that is not in a mill, and nothing when all
+//! are in mills (the move then stands without removal); under the lenient
+//! rule any. A side to move with fewer than 3 stones, facing an
 //! opponent's line (when a line wins), or without a move has lost:
 //! `Loss(0)`. DTM counts plies to the end of the game; a move with its
 //! removal is one ply.
@@ -52,8 +56,11 @@ pub struct RefGame {
     mills: Vec<u32>,
     /// Stones each player starts with in hand.
     pub stones: u8,
-    /// Whether a player with exactly 3 stones flies.
-    pub flying: bool,
+    /// A player with at most this many stones (board plus hand) flies; 0:
+    /// nobody flies.
+    pub fly_max: u32,
+    /// Which stones a mill removes.
+    pub removal: RefRemoval,
     /// Whether a line of three wins at once (nothing is removed).
     pub line_wins: bool,
     /// The Lasker rule: a player with stones in hand may place or move.
@@ -87,7 +94,18 @@ impl RefGame {
             "the reference does not handle a full board ({stones} stones on {} points)",
             points.len()
         );
-        RefGame { name, points: points.to_vec(), adj, mills, stones, flying, line_wins, lasker: false }
+        let fly_max = if flying { 3 } else { 0 };
+        RefGame {
+            name,
+            points: points.to_vec(),
+            adj,
+            mills,
+            stones,
+            fly_max,
+            removal: RefRemoval::Standard,
+            line_wins,
+            lasker: false,
+        }
     }
 
     /// Three Men's Morris: the 3x3 grid, rows and columns (and the two
@@ -136,6 +154,35 @@ impl RefGame {
         game
     }
 
+    /// The 17-point board (Seven Men's Morris) with `stones` stones per
+    /// player, with or without flying, from GamesmanOne's description of
+    /// it (branch `rs/mills`, `masks.h`): the 16-point board and a centre
+    /// d4 joined to c4, d5, e4 and d3; the mills are the 8 sides of the two
+    /// squares and the three-in-a-rows of the middle row b4..f4 and of the
+    /// middle column d6..d2.
+    pub fn seventeen(stones: u8, flying: bool) -> RefGame {
+        let points =
+            ["b6", "d6", "f6", "f4", "f2", "d2", "b2", "b4", "c5", "d5", "e5", "e4", "e3", "d3", "c3", "c4", "d4"];
+        let mut lines = vec![
+            ["b6", "d6", "f6"],
+            ["f6", "f4", "f2"],
+            ["f2", "d2", "b2"],
+            ["b2", "b4", "b6"],
+            ["c5", "d5", "e5"],
+            ["e5", "e4", "e3"],
+            ["e3", "d3", "c3"],
+            ["c3", "c4", "c5"],
+        ];
+        let row = ["b4", "c4", "d4", "e4", "f4"];
+        let column = ["d6", "d5", "d4", "d3", "d2"];
+        for run in [row, column] {
+            for i in 0..3 {
+                lines.push([run[i], run[i + 1], run[i + 2]]);
+            }
+        }
+        RefGame::new("seventeen", &points, &lines, stones, flying, false)
+    }
+
     /// The 24-point board (Nine Men's Morris) with `stones` stones per
     /// player, with or without flying, with or without the 4 diagonal
     /// lines (each both an adjacency and a mill), from docs/rules.md's board
@@ -178,6 +225,19 @@ impl RefGame {
     /// in hand where the game flies).
     pub fn with_lasker(mut self) -> RefGame {
         self.lasker = true;
+        self
+    }
+
+    /// The same game where a player with at most `n` stones (board plus
+    /// hand) flies (`u32::MAX`: always; 0: never).
+    pub fn with_fly_max(mut self, n: u32) -> RefGame {
+        self.fly_max = n;
+        self
+    }
+
+    /// The same game under the removal rule `removal`.
+    pub fn with_removal(mut self, removal: RefRemoval) -> RefGame {
+        self.removal = removal;
         self
     }
 
@@ -249,7 +309,7 @@ impl RefGame {
             }
         }
         if p.us_hand == 0 || self.lasker {
-            let flies = self.flying && p.us.count_ones() + p.us_hand as u32 == 3;
+            let flies = p.us.count_ones() + p.us_hand as u32 <= self.fly_max;
             for i in 0..self.points.len() {
                 let from = 1u32 << i;
                 if p.us & from == 0 {
@@ -271,7 +331,16 @@ impl RefGame {
                 continue;
             }
             let free = p.them & !self.in_mills(p.them);
-            let removable = if free != 0 { free } else { p.them };
+            let removable = match self.removal {
+                RefRemoval::Standard if free == 0 => p.them,
+                RefRemoval::Standard | RefRemoval::Strict => free,
+                RefRemoval::Lenient => p.them,
+            };
+            if removable == 0 {
+                // Strict: every opposing stone stands in a mill.
+                out.push(child(p.them));
+                continue;
+            }
             for i in 0..self.points.len() {
                 let r = 1u32 << i;
                 if removable & r != 0 {
@@ -330,6 +399,18 @@ impl RefGame {
     pub fn start(&self) -> RefPos {
         RefPos { us: 0, them: 0, us_hand: self.stones, them_hand: self.stones }
     }
+}
+
+/// Which opposing stones a mill removes (the reference's own copy of the
+/// rule, from docs/rules.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefRemoval {
+    /// Stones in no mill; any when all stand in mills.
+    Standard,
+    /// Stones in no mill; nothing when all stand in mills.
+    Strict,
+    /// Any stone.
+    Lenient,
 }
 
 /// A position relative to the side to move.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use clap::Args;
 use morris_db::fen::{is_fen, Clocks};
-use morris_db::rules::{FullBoardOutcome, Overrides};
+use morris_db::rules::{Flying, FullBoardOutcome, Overrides, Removal};
 use morris_db::{Position, RuleSet, Sector, Store};
 use morris_server::{Config, DirArg};
 
@@ -19,7 +19,9 @@ use morris_server::{Config, DirArg};
 #[derive(Args, Clone)]
 pub struct RulesArg {
     /// Rule set: nine, nine-noflying, nine-diagonal, nine-diagonal-noflying,
-    /// twelve, morabaraba, lasker, six, six-flying, three, three-nodiagonal.
+    /// eleven, eleven-flying, twelve, morabaraba, sesotho, sesotho-flying,
+    /// lasker, seven, seven-flying, six, six-flying, five, five-flying, three,
+    /// three-nodiagonal.
     ///
     /// Default: with `--db`, the rule set of the directory's tables when
     /// they are of one rule set (a custom one too, told from its file
@@ -30,19 +32,29 @@ pub struct RulesArg {
     /// Custom rule set: stones per player.
     #[arg(long, value_name = "N", value_parser = number::<u8>(3..=12))]
     pub stones: Option<u8>,
-    /// Custom rule set: a player with 3 stones flies.
-    #[arg(long, conflicts_with = "no_flying")]
+    /// Custom rule set: a player with 3 stones flies (`--fly-at 3`).
+    #[arg(long, conflicts_with_all = ["no_flying", "fly_at"])]
     pub flying: bool,
-    /// Custom rule set: no flying.
-    #[arg(long)]
+    /// Custom rule set: no flying (`--fly-at never`).
+    #[arg(long, conflicts_with = "fly_at")]
     pub no_flying: bool,
+    /// Custom rule set: when a player flies (moves a stone to any empty
+    /// point): with 3 stones, with 3 or 4, always, or never.
+    #[arg(long, value_name = "WHEN", value_parser = ["3", "4", "always", "never"])]
+    pub fly_at: Option<String>,
     /// Custom rule set: a move closing several mills at once removes one
     /// stone per mill.
     #[arg(long)]
     pub remove_per_mill: bool,
-    /// Custom rule set: stones in mills may always be removed.
-    #[arg(long)]
+    /// Custom rule set: stones in mills may always be removed (`--removal
+    /// lenient`).
+    #[arg(long, conflicts_with = "removal")]
     pub remove_from_mills: bool,
+    /// Custom rule set: which stones a mill removes: `standard` (stones in
+    /// mills only when all are), `strict` (never stones in mills: when all
+    /// are, nothing) or `lenient` (any stone).
+    #[arg(long, value_name = "RULE", value_parser = ["standard", "strict", "lenient"])]
+    pub removal: Option<String>,
     /// Custom rule set: a full board at the end of placement is a draw or a
     /// loss for White.
     #[arg(long, value_name = "OUTCOME", value_parser = ["draw", "white-loses"])]
@@ -63,11 +75,21 @@ impl RulesArg {
             (_, true) => Some(false),
             _ => None,
         };
+        let flying = match flag(self.flying, self.no_flying) {
+            Some(true) => Some(Flying::AtThree),
+            Some(false) => Some(Flying::Never),
+            None => self.fly_at.as_deref().and_then(Flying::from_word),
+        };
+        let removal = if self.remove_from_mills {
+            Some(Removal::Lenient)
+        } else {
+            self.removal.as_deref().and_then(Removal::from_word)
+        };
         Overrides {
             stones: self.stones,
-            flying: flag(self.flying, self.no_flying),
+            flying,
             remove_per_mill: self.remove_per_mill.then_some(true),
-            remove_from_mills_always: self.remove_from_mills.then_some(true),
+            removal,
             full_board: self.full_board.as_deref().and_then(FullBoardOutcome::from_word),
             lasker: flag(self.lasker, self.no_lasker),
         }
@@ -161,15 +183,18 @@ pub fn rules_args(rules: &RuleSet) -> Vec<String> {
     if rules.stones() != preset.stones() {
         args.extend(["--stones".to_string(), rules.stones().to_string()]);
     }
+    if rules.fly_rule() != preset.fly_rule() {
+        args.push(match rules.fly_rule() {
+            Flying::AtThree => "--flying".to_string(),
+            Flying::Never => "--no-flying".to_string(),
+            other => format!("--fly-at={}", other.word()),
+        });
+    }
+    if rules.removal() != preset.removal() {
+        args.push(format!("--removal={}", rules.removal().word()));
+    }
     for (differs, on, flag_on, flag_off) in [
-        (rules.flying() != preset.flying(), rules.flying(), "--flying", "--no-flying"),
         (rules.remove_per_mill() != preset.remove_per_mill(), rules.remove_per_mill(), "--remove-per-mill", ""),
-        (
-            rules.remove_from_mills_always() != preset.remove_from_mills_always(),
-            rules.remove_from_mills_always(),
-            "--remove-from-mills",
-            "",
-        ),
         (rules.lasker() != preset.lasker(), rules.lasker(), "--lasker", "--no-lasker"),
     ] {
         let flag = if on { flag_on } else { flag_off };
@@ -464,19 +489,28 @@ mod tests {
         let all = [
             RuleSet::preset("nine").unwrap(),
             RuleSet::preset("lasker").unwrap(),
-            custom("six", Overrides { stones: Some(4), flying: Some(true), ..Default::default() }),
+            custom("six", Overrides { stones: Some(4), flying: Some(Flying::AtThree), ..Default::default() }),
             custom(
                 "nine-noflying",
                 Overrides {
-                    flying: Some(true),
+                    flying: Some(Flying::AtThree),
                     remove_per_mill: Some(true),
-                    remove_from_mills_always: Some(true),
+                    removal: Some(Removal::Lenient),
                     full_board: Some(FullBoardOutcome::WhiteLoses),
                     lasker: Some(true),
                     ..Default::default()
                 },
             ),
             custom("lasker", Overrides { lasker: Some(false), ..Default::default() }),
+            custom(
+                "six",
+                Overrides { flying: Some(Flying::AtFour), removal: Some(Removal::Strict), ..Default::default() },
+            ),
+            custom("nine", Overrides { flying: Some(Flying::Always), ..Default::default() }),
+            custom(
+                "nine",
+                Overrides { flying: Some(Flying::Never), removal: Some(Removal::Lenient), ..Default::default() },
+            ),
         ];
         for rules in all {
             let mut words = vec!["test".to_string()];

@@ -15,13 +15,15 @@ pub type Bitboard = u32;
 /// A point's number on its board, `0..board.len()`.
 pub type Point = u8;
 
-/// The most points a board may have (bitboards are `u32`, and the symmetry
-/// tables work on three bytes).
-pub const MAX_POINTS: usize = 24;
+/// The most points a board may have: 25, the Sesotho board (bitboards
+/// are `u32`; the symmetry tables work on three bytes and a fourth for
+/// the 25th point).
+pub const MAX_POINTS: usize = 25;
 
-/// The most mills through one point on any board (the centre of the 9-point
-/// board with diagonals).
-const MAX_MILLS_THROUGH: usize = 4;
+/// The most mills through one point on any board: the centre of the
+/// 17-point board (three in a row along the middle row and the middle
+/// column, three each).
+const MAX_MILLS_THROUGH: usize = 6;
 
 /// A board: points, adjacency, mills and symmetries.
 #[derive(Debug, Clone)]
@@ -47,7 +49,7 @@ impl Board {
     ///
     /// # Panics
     /// Only on inconsistent built-in data (an unknown name in a line, more
-    /// than [`MAX_POINTS`] points, more than four mills through a point;
+    /// than [`MAX_POINTS`] points, more than six mills through a point;
     /// symmetries that do not form a group,
     /// which the automorphisms of any board do): boards are compiled in,
     /// never read from user input.
@@ -145,6 +147,68 @@ impl Board {
         Board::squares("16-point board", 2, false)
     }
 
+    /// The 17-point board of Seven Men's Morris: the 16-point board and a
+    /// centre point d4, joined to the four middle points of the inner
+    /// square (c4, d5, e4, d3). Its 14 mills are the 8 sides of the two
+    /// squares and every three in a row along the middle row b4-c4-d4-e4-f4
+    /// and the middle column d6-d5-d4-d3-d2 (3 each, all through d4), as
+    /// GamesmanOne's mills games (branch `rs/mills`, `masks.h`) define it.
+    /// No symmetry exchanges the squares (the centre is joined to the inner
+    /// one only): 8 symmetries.
+    pub fn seventeen() -> Board {
+        const NAMES: [&str; 17] =
+            ["b4", "b6", "d6", "f6", "f4", "f2", "d2", "b2", "c4", "c5", "d5", "e5", "e4", "e3", "d3", "c3", "d4"];
+        let lines: [&[&str]; 14] = [
+            &["b6", "d6", "f6"],
+            &["f6", "f4", "f2"],
+            &["f2", "d2", "b2"],
+            &["b2", "b4", "b6"],
+            &["c5", "d5", "e5"],
+            &["e5", "e4", "e3"],
+            &["e3", "d3", "c3"],
+            &["c3", "c4", "c5"],
+            &["b4", "c4", "d4"],
+            &["c4", "d4", "e4"],
+            &["d4", "e4", "f4"],
+            &["d6", "d5", "d4"],
+            &["d5", "d4", "d3"],
+            &["d4", "d3", "d2"],
+        ];
+        Board::from_lines("17-point board", &NAMES, &lines)
+    }
+
+    /// The 25-point board of Sesotho Morabaraba, as GamesmanOne's mills
+    /// games (branch `rs/mills`, `masks.h` and `boards.h`) define it: the
+    /// 24-point board's three squares and a centre d4; the middle row
+    /// a4..g4 and the middle column d7..d1 are lines of seven points (each
+    /// three in a row a mill, 5 a line), and four short diagonals join the
+    /// corners of the outer square to those of the middle square (a7-b6,
+    /// g7-f6, g1-f2, a1-b2), paths for sliding but no mills. 22 mills; 8
+    /// symmetries (the centre and the diagonals keep the squares apart).
+    /// Point order: the 24-point board's, then d4.
+    pub fn sesotho() -> Board {
+        const NAMES: [&str; 25] = [
+            "a4", "a7", "d7", "g7", "g4", "g1", "d1", "a1", "b4", "b6", "d6", "f6", "f4", "f2", "d2", "b2", "c4", "c5",
+            "d5", "e5", "e4", "e3", "d3", "c3", "d4",
+        ];
+        let mut lines: Vec<Vec<&str>> = Vec::new();
+        for ring in [
+            ["a7", "d7", "g7", "g4", "g1", "d1", "a1", "a4"],
+            ["b6", "d6", "f6", "f4", "f2", "d2", "b2", "b4"],
+            ["c5", "d5", "e5", "e4", "e3", "d3", "c3", "c4"],
+        ] {
+            for side in 0..4 {
+                lines.push(vec![ring[2 * side], ring[2 * side + 1], ring[(2 * side + 2) % 8]]);
+            }
+        }
+        for run in [["a4", "b4", "c4", "d4", "e4", "f4", "g4"], ["d7", "d6", "d5", "d4", "d3", "d2", "d1"]] {
+            lines.extend(run.windows(3).map(<[&str]>::to_vec));
+        }
+        lines.extend([["a7", "b6"], ["g7", "f6"], ["g1", "f2"], ["a1", "b2"]].map(|d| d.to_vec()));
+        let lines: Vec<&[&str]> = lines.iter().map(Vec::as_slice).collect();
+        Board::from_lines("25-point Sesotho board", &NAMES, &lines)
+    }
+
     /// The 9-point board of Three Men's Morris (a 3x3 grid a1..c3), with or
     /// without its two diagonals.
     pub fn nine_point(diagonals: bool) -> Board {
@@ -224,9 +288,14 @@ impl Board {
     /// some mill through `p` has its other points all in `stones`.
     #[inline]
     pub fn closes_mill(&self, stones: Bitboard, p: Point) -> bool {
-        // Hot in move and un-move generation: four tests and no branch.
-        let [a, b, c, d] = self.mill_partners[p as usize];
-        (a & !stones == 0) | (b & !stones == 0) | (c & !stones == 0) | (d & !stones == 0)
+        // Hot in move and un-move generation: six tests and no branch.
+        let [a, b, c, d, e, f] = self.mill_partners[p as usize];
+        (a & !stones == 0)
+            | (b & !stones == 0)
+            | (c & !stones == 0)
+            | (d & !stones == 0)
+            | (e & !stones == 0)
+            | (f & !stones == 0)
     }
 
     /// The stones of `stones` that stand in at least one complete mill.

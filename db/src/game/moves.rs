@@ -7,7 +7,7 @@ use std::fmt;
 
 use crate::board::{Bitboard, Board, Point, Points};
 use crate::position::{Color, Position, Setup};
-use crate::rules::{NoMoveOutcome, RuleSet};
+use crate::rules::{NoMoveOutcome, Removal, RuleSet};
 
 /// A move: a placement (`from == None`), or a slide or flight from `from`
 /// to `to`; with the removals it makes, if it closes a mill.
@@ -177,20 +177,37 @@ pub fn how_to_write_moves(rules: &RuleSet) -> String {
     }
 }
 
-/// The opponent stones that a mill may remove: those not in a mill, or all
-/// of them when every one stands in a mill (or when the rule set always
-/// allows removal from mills).
+/// The opponent stones that a mill may remove ([`RuleSet::removal`]):
+/// under the standard rule those in no mill, or all of them when every
+/// one stands in a mill; under the strict rule those in no mill (none when
+/// every one stands in a mill: the mill removes nothing); under the
+/// lenient rule all of them.
 #[inline]
 pub fn removable(rules: &RuleSet, them: Bitboard) -> Bitboard {
-    if rules.remove_from_mills_always() {
+    if rules.removal() == Removal::Lenient {
         return them;
     }
     let free = them & !rules.board().stones_in_mills(them);
-    if free == 0 {
+    if free == 0 && rules.removal() == Removal::Standard {
         them
     } else {
         free
     }
+}
+
+/// Whether a mill closed against the opponent's stones `victims` removes a
+/// stone: the opponent has a stone on the board, lines do not win (Three
+/// Men's Morris removes nothing), and [`removable`] leaves one (under the
+/// strict rule not when all of `victims` stand in mills). A mill that
+/// removes nothing is an ordinary move: it keeps the stones of both sides,
+/// and un-moves must produce it too.
+#[inline]
+pub fn mill_removes(rules: &RuleSet, victims: Bitboard) -> bool {
+    // The strict rule's look at the mills only under that rule: this is
+    // asked for every position the solver propagates.
+    victims != 0
+        && !rules.line_wins()
+        && (rules.removal() != Removal::Strict || victims & !rules.board().stones_in_mills(victims) != 0)
 }
 
 /// Appends the legal moves of the side to move to `out`: `us`, `them` are
@@ -220,8 +237,9 @@ pub fn for_each_move(rules: &RuleSet, us: Bitboard, them: Bitboard, us_in_hand: 
         return;
     }
     let board = rules.board();
-    // Mills remove only if the opponent has a stone and lines do not win.
-    let removes = them != 0 && !rules.line_wins();
+    // Mills remove only if the opponent has a stone, lines do not win and
+    // (strict rule) one of its stones stands in no mill.
+    let removes = mill_removes(rules, them);
     let mut removable_cache: Option<Bitboard> = None;
     for_each_step(rules, us, them, us_in_hand, |from, to, after| {
         if removes && board.closes_mill(after, to) {
@@ -247,7 +265,7 @@ fn for_each_move_per_mill(
     mut f: impl FnMut(Move, Bitboard),
 ) {
     let board = rules.board();
-    let removes = them != 0 && !rules.line_wins();
+    let removes = mill_removes(rules, them);
     for_each_step(rules, us, them, us_in_hand, |from, to, after| {
         let closed = if removes { board.mills_through(to).iter().filter(|&&m| after & m == m).count() } else { 0 };
         if closed == 0 {
@@ -291,9 +309,10 @@ fn for_each_step(
     }
 }
 
-/// The distinct sets of `min(count, |them|)` stones that `count` removals
-/// in a row may take from `them`, each removal obeying [`removable`] on the
-/// stones left. Calls `f(first, rest)` once per set with the lexicographically
+/// The distinct sets of stones that `count` removals in a row may take
+/// from `them`, each removal obeying [`removable`] on the stones left; the
+/// removals stop early when no stone is left, or (strict rule) none is
+/// removable (`them` must have a removable stone). Calls `f(first, rest)` once per set with the lexicographically
 /// smallest legal order's first stone.
 fn for_each_removal_set(rules: &RuleSet, them: Bitboard, count: usize, mut f: impl FnMut(Point, Bitboard)) {
     fn walk(
@@ -305,7 +324,8 @@ fn for_each_removal_set(rules: &RuleSet, them: Bitboard, count: usize, mut f: im
         seen: &mut Vec<Bitboard>,
         f: &mut dyn FnMut(Point, Bitboard),
     ) {
-        if to_go == 0 || left == 0 {
+        let can = removable(rules, left);
+        if to_go == 0 || can == 0 {
             if let Some(first) = first {
                 if !seen.contains(&taken) {
                     seen.push(taken);
@@ -314,7 +334,7 @@ fn for_each_removal_set(rules: &RuleSet, them: Bitboard, count: usize, mut f: im
             }
             return;
         }
-        for r in Points(removable(rules, left)) {
+        for r in Points(can) {
             walk(rules, left & !(1 << r), taken | (1 << r), first.or(Some(r)), to_go - 1, seen, f);
         }
     }
@@ -342,13 +362,16 @@ pub fn apply_move(us: Bitboard, them: Bitboard, mv: Move) -> (Bitboard, Bitboard
 /// predecessor is `(mover's stones before the move, us)`, the mover being
 /// the one to move there. The mover's last stone went from an empty point
 /// (adjacent, or any when the mover flies) to a point of `them` where it
-/// closed no mill.
+/// closed no mill, or closed one that removed nothing ([`mill_removes`]:
+/// under the strict rule, when all of `us` stand in mills).
 pub fn sliding_unmoves(rules: &RuleSet, us: Bitboard, them: Bitboard, out: &mut Vec<(Bitboard, Bitboard)>) {
     let board = rules.board();
     let empty = board.all() & !us & !them;
     let flying = rules.flies(them.count_ones());
+    // Lines that win end the game: no position after one is propagated.
+    let mills_remove = rules.line_wins() || mill_removes(rules, us);
     for to in Points(them) {
-        if board.closes_mill(them, to) {
+        if mills_remove && board.closes_mill(them, to) {
             continue;
         }
         let sources = if flying { empty } else { board.adjacent(to) & empty };
@@ -664,7 +687,8 @@ impl Position {
             let total = us.count_ones() + hand as u32;
             if !rules.flies(total) && board.adjacent(from) & (1 << w.to) == 0 {
                 let why = if rules.flying() {
-                    format!("{me} has {total} stones and flies only with 3")
+                    let only = if rules.fly_rule() == crate::rules::Flying::AtFour { "3 or 4" } else { "3" };
+                    format!("{me} has {total} stones and flies only with {only}")
                 } else {
                     format!("rule set `{}` has no flying", rules.name())
                 };
@@ -681,6 +705,15 @@ impl Position {
             return format!("rule set `{}` removes no stones (a line wins)", rules.name());
         }
         if needed == 0 && !w.removals.is_empty() {
+            if them != 0
+                && rules.removal() == Removal::Strict
+                && board.closes_mill(apply_move(us, them, **first).0, w.to)
+            {
+                return format!(
+                    "every stone of {} stands in a mill, and under strict removal the mill then removes nothing",
+                    me.other()
+                );
+            }
             return "it closes no mill, so it removes nothing".to_string();
         }
         if needed > 0 && w.removals.is_empty() {

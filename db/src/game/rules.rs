@@ -38,6 +38,87 @@ impl FullBoardOutcome {
     }
 }
 
+/// When a player may fly: move a stone to any empty point instead of
+/// sliding it along a line (docs/rules.md, "Play"). The thresholds count
+/// the player's stones on the board plus in hand; the four choices are
+/// GamesmanOne's "flying rule" for its mills games (never, with at most 3,
+/// with at most 4, always).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Flying {
+    /// Never: every move slides (`six`, `nine-noflying`).
+    Never,
+    /// With exactly 3 stones (`nine`; fewer end the game).
+    AtThree,
+    /// With 3 or 4 stones.
+    AtFour,
+    /// Always, with any number of stones.
+    Always,
+}
+
+impl Flying {
+    /// Every choice, in the order of [`Flying::word`]'s list.
+    pub const ALL: [Flying; 4] = [Flying::Never, Flying::AtThree, Flying::AtFour, Flying::Always];
+
+    /// The word of `--fly-at`: `never`, `3`, `4` or `always`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Flying::Never => "never",
+            Flying::AtThree => "3",
+            Flying::AtFour => "4",
+            Flying::Always => "always",
+        }
+    }
+
+    /// Reads [`Flying::word`].
+    pub fn from_word(word: &str) -> Option<Flying> {
+        Flying::ALL.into_iter().find(|f| f.word() == word)
+    }
+
+    /// Whether a player with `stones` stones (board plus hand) flies.
+    #[inline]
+    pub fn flies(self, stones: u32) -> bool {
+        match self {
+            Flying::Never => false,
+            Flying::AtThree => stones == 3,
+            Flying::AtFour => stones <= 4,
+            Flying::Always => true,
+        }
+    }
+}
+
+/// Which opposing stones a mill may remove (docs/rules.md, "Mills and
+/// removal"); the three choices are GamesmanOne's "removal rule".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Removal {
+    /// A stone in no mill; a stone in a mill only when every opposing stone
+    /// stands in a mill (every preset).
+    Standard,
+    /// A stone in no mill; when every opposing stone stands in a mill,
+    /// nothing is removed (the move stands, without removal).
+    Strict,
+    /// Any opposing stone, in a mill or not.
+    Lenient,
+}
+
+impl Removal {
+    /// Every choice.
+    pub const ALL: [Removal; 3] = [Removal::Standard, Removal::Strict, Removal::Lenient];
+
+    /// The word of `--removal`: `standard`, `strict` or `lenient`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Removal::Standard => "standard",
+            Removal::Strict => "strict",
+            Removal::Lenient => "lenient",
+        }
+    }
+
+    /// Reads [`Removal::word`].
+    pub fn from_word(word: &str) -> Option<Removal> {
+        Removal::ALL.into_iter().find(|r| r.word() == word)
+    }
+}
+
 /// Which board a rule set is played on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BoardKind {
@@ -45,8 +126,12 @@ pub enum BoardKind {
     TwentyFour,
     /// The 24-point board with the four diagonal lines.
     TwentyFourDiagonals,
-    /// The 16-point board (Six Men's Morris).
+    /// The 16-point board (Six and Five Men's Morris).
     Sixteen,
+    /// The 16-point board with a centre point (Seven Men's Morris).
+    Seventeen,
+    /// The 25-point board of Sesotho Morabaraba.
+    Sesotho,
     /// The 3x3 board with diagonals (Three Men's Morris).
     NinePointDiagonals,
     /// The 3x3 board without diagonals.
@@ -59,6 +144,8 @@ impl BoardKind {
             BoardKind::TwentyFour => Board::twenty_four(false),
             BoardKind::TwentyFourDiagonals => Board::twenty_four(true),
             BoardKind::Sixteen => Board::sixteen(),
+            BoardKind::Seventeen => Board::seventeen(),
+            BoardKind::Sesotho => Board::sesotho(),
             BoardKind::NinePointDiagonals => Board::nine_point(true),
             BoardKind::NinePoint => Board::nine_point(false),
         }
@@ -66,16 +153,24 @@ impl BoardKind {
 }
 
 /// The named presets of docs/rules.md.
-pub const PRESETS: [&str; 11] = [
+pub const PRESETS: [&str; 19] = [
     "nine",
     "nine-noflying",
     "nine-diagonal",
     "nine-diagonal-noflying",
+    "eleven",
+    "eleven-flying",
     "twelve",
     "morabaraba",
+    "sesotho",
+    "sesotho-flying",
     "lasker",
+    "seven",
+    "seven-flying",
     "six",
     "six-flying",
+    "five",
+    "five-flying",
     "three",
     "three-nodiagonal",
 ];
@@ -89,6 +184,10 @@ fn short_name(preset: &str) -> &str {
         "nine-diagonal-noflying" => "nine-dn",
         "morabaraba" => "mora",
         "six-flying" => "six-fl",
+        "five-flying" => "five-fl",
+        "seven-flying" => "svn-fl",
+        "eleven-flying" => "elvn-fl",
+        "sesotho-flying" => "ses-fl",
         "three-nodiagonal" => "three-n",
         other => other,
     }
@@ -116,9 +215,9 @@ pub struct RuleSet {
     board: Arc<Board>,
     indexer: Arc<Indexer>,
     stones: u8,
-    flying: bool,
+    flying: Flying,
     remove_per_mill: bool,
-    remove_from_mills_always: bool,
+    removal: Removal,
     full_board: FullBoardOutcome,
     lasker: bool,
     line_wins: bool,
@@ -135,12 +234,12 @@ pub struct UnknownPreset(pub String);
 pub struct Overrides {
     /// Stones each player starts with.
     pub stones: Option<u8>,
-    /// Flying with exactly 3 stones.
-    pub flying: Option<bool>,
+    /// When a player flies.
+    pub flying: Option<Flying>,
     /// A move closing several mills removes one stone per mill.
     pub remove_per_mill: Option<bool>,
-    /// Stones in mills may always be removed.
-    pub remove_from_mills_always: Option<bool>,
+    /// Which stones a mill removes.
+    pub removal: Option<Removal>,
     /// Outcome of a full board.
     pub full_board: Option<FullBoardOutcome>,
     /// The Lasker rule (place or move while stones are in hand).
@@ -202,21 +301,30 @@ impl RuleSet {
     /// [`UnknownPreset`] when `name` is not in [`PRESETS`].
     pub fn preset(name: &str) -> Result<RuleSet, UnknownPreset> {
         use BoardKind::*;
+        use Flying::{AtThree, Never};
         let Some(&preset) = PRESETS.iter().find(|&&p| p == name) else {
             return Err(UnknownPreset(name.to_string()));
         };
         let (kind, stones, flying, full_board, lasker, line_wins) = match preset {
-            "nine" => (TwentyFour, 9, true, FullBoardOutcome::Draw, false, false),
-            "nine-noflying" => (TwentyFour, 9, false, FullBoardOutcome::Draw, false, false),
-            "nine-diagonal" => (TwentyFourDiagonals, 9, true, FullBoardOutcome::Draw, false, false),
-            "nine-diagonal-noflying" => (TwentyFourDiagonals, 9, false, FullBoardOutcome::Draw, false, false),
-            "twelve" => (TwentyFourDiagonals, 12, true, FullBoardOutcome::WhiteLoses, false, false),
-            "morabaraba" => (TwentyFourDiagonals, 12, true, FullBoardOutcome::Draw, false, false),
-            "lasker" => (TwentyFour, 10, true, FullBoardOutcome::Draw, true, false),
-            "six" => (Sixteen, 6, false, FullBoardOutcome::Draw, false, false),
-            "six-flying" => (Sixteen, 6, true, FullBoardOutcome::Draw, false, false),
-            "three" => (NinePointDiagonals, 3, false, FullBoardOutcome::Draw, false, true),
-            "three-nodiagonal" => (NinePoint, 3, false, FullBoardOutcome::Draw, false, true),
+            "nine" => (TwentyFour, 9, AtThree, FullBoardOutcome::Draw, false, false),
+            "nine-noflying" => (TwentyFour, 9, Never, FullBoardOutcome::Draw, false, false),
+            "nine-diagonal" => (TwentyFourDiagonals, 9, AtThree, FullBoardOutcome::Draw, false, false),
+            "nine-diagonal-noflying" => (TwentyFourDiagonals, 9, Never, FullBoardOutcome::Draw, false, false),
+            "twelve" => (TwentyFourDiagonals, 12, AtThree, FullBoardOutcome::WhiteLoses, false, false),
+            "morabaraba" => (TwentyFourDiagonals, 12, AtThree, FullBoardOutcome::Draw, false, false),
+            "lasker" => (TwentyFour, 10, AtThree, FullBoardOutcome::Draw, true, false),
+            "six" => (Sixteen, 6, Never, FullBoardOutcome::Draw, false, false),
+            "six-flying" => (Sixteen, 6, AtThree, FullBoardOutcome::Draw, false, false),
+            "five" => (Sixteen, 5, Never, FullBoardOutcome::Draw, false, false),
+            "five-flying" => (Sixteen, 5, AtThree, FullBoardOutcome::Draw, false, false),
+            "seven" => (Seventeen, 7, Never, FullBoardOutcome::Draw, false, false),
+            "seven-flying" => (Seventeen, 7, AtThree, FullBoardOutcome::Draw, false, false),
+            "eleven" => (TwentyFourDiagonals, 11, Never, FullBoardOutcome::Draw, false, false),
+            "eleven-flying" => (TwentyFourDiagonals, 11, AtThree, FullBoardOutcome::Draw, false, false),
+            "sesotho" => (Sesotho, 12, Never, FullBoardOutcome::Draw, false, false),
+            "sesotho-flying" => (Sesotho, 12, AtThree, FullBoardOutcome::Draw, false, false),
+            "three" => (NinePointDiagonals, 3, Never, FullBoardOutcome::Draw, false, true),
+            "three-nodiagonal" => (NinePoint, 3, Never, FullBoardOutcome::Draw, false, true),
             _ => return Err(UnknownPreset(name.to_string())),
         };
         let board = Arc::new(kind.build());
@@ -229,7 +337,7 @@ impl RuleSet {
             stones,
             flying,
             remove_per_mill: false,
-            remove_from_mills_always: false,
+            removal: Removal::Standard,
             full_board,
             lasker,
             line_wins,
@@ -251,7 +359,7 @@ impl RuleSet {
     /// preset's name (`nine` with `--stones 10 --lasker` is `lasker`);
     /// otherwise `<preset>-<the first 8 hex digits of its fingerprint>`,
     /// with a shortened preset name (`nine-nf`, `nine-dg`, `nine-dn`, `mora`,
-    /// `six-fl`, `three-n`), e.g. `nine-3fa2c91b`: at most 16 bytes, the name field
+    /// `six-fl`, `five-fl`, `svn-fl`, `elvn-fl`, `ses-fl`, `three-n`), e.g. `nine-3fa2c91b`: at most 16 bytes, the name field
     /// of a table header, and never the name of another rule set's tables.
     ///
     /// # Errors
@@ -280,8 +388,8 @@ impl RuleSet {
         if let Some(v) = overrides.remove_per_mill {
             r.remove_per_mill = v;
         }
-        if let Some(v) = overrides.remove_from_mills_always {
-            r.remove_from_mills_always = v;
+        if let Some(v) = overrides.removal {
+            r.removal = v;
         }
         if let Some(v) = overrides.full_board {
             r.full_board = v;
@@ -316,16 +424,16 @@ impl RuleSet {
         let bools = [false, true];
         let max = (self.board.len() / 2) as u8;
         for stones in 3..=max {
-            for flying in bools {
+            for flying in Flying::ALL {
                 for remove_per_mill in bools {
-                    for remove_from_mills_always in bools {
+                    for removal in Removal::ALL {
                         for full_board in [FullBoardOutcome::Draw, FullBoardOutcome::WhiteLoses] {
                             for lasker in bools {
                                 let mut r = self.clone();
                                 r.stones = stones;
                                 r.flying = flying;
                                 r.remove_per_mill = remove_per_mill;
-                                r.remove_from_mills_always = remove_from_mills_always;
+                                r.removal = removal;
                                 r.full_board = full_board;
                                 r.lasker = lasker;
                                 if (r.fingerprint() >> 32) as u32 != prefix {
@@ -335,7 +443,7 @@ impl RuleSet {
                                     stones: Some(stones),
                                     flying: Some(flying),
                                     remove_per_mill: Some(remove_per_mill),
-                                    remove_from_mills_always: Some(remove_from_mills_always),
+                                    removal: Some(removal),
                                     full_board: Some(full_board),
                                     lasker: Some(lasker),
                                 };
@@ -387,10 +495,16 @@ impl RuleSet {
         self.stones
     }
 
-    /// Whether a player with exactly 3 stones (board plus hand) may fly
-    /// (see [`RuleSet::flies`]).
+    /// Whether a player ever flies under this rule set (with some number
+    /// of stones; see [`RuleSet::fly_rule`] and [`RuleSet::flies`]).
     #[inline]
     pub fn flying(&self) -> bool {
+        self.flying != Flying::Never
+    }
+
+    /// When a player flies.
+    #[inline]
+    pub fn fly_rule(&self) -> Flying {
         self.flying
     }
 
@@ -400,11 +514,10 @@ impl RuleSet {
         self.remove_per_mill
     }
 
-    /// Whether a stone in a mill may always be removed (else only when all
-    /// the opponent's stones are in mills).
+    /// Which opposing stones a mill removes.
     #[inline]
-    pub fn remove_from_mills_always(&self) -> bool {
-        self.remove_from_mills_always
+    pub fn removal(&self) -> Removal {
+        self.removal
     }
 
     /// Outcome of a full board at the end of placement.
@@ -502,10 +615,11 @@ impl RuleSet {
         s.b > 0 || (s.w == 0 && s.wh == self.stones && s.bh == self.stones)
     }
 
-    /// Whether a player with `stones` stones (board plus hand) flies.
+    /// Whether a player with `stones` stones (board plus hand) flies
+    /// ([`Flying::flies`]).
     #[inline]
     pub fn flies(&self, stones: u32) -> bool {
-        self.flying && stones == 3
+        self.flying.flies(stones)
     }
 
     /// Whether the sliding phase (both hands empty) is solved by retrograde
@@ -559,7 +673,13 @@ impl RuleSet {
         let mut parts = vec![
             self.board.name().to_string(),
             format!("{} stones", self.stones),
-            if self.flying { "flying with 3 stones" } else { "no flying" }.to_string(),
+            match self.flying {
+                Flying::Never => "no flying",
+                Flying::AtThree => "flying with 3 stones",
+                Flying::AtFour => "flying with 3 or 4 stones",
+                Flying::Always => "flying always",
+            }
+            .to_string(),
         ];
         if self.line_wins {
             parts.push("a line of three wins".to_string());
@@ -568,10 +688,10 @@ impl RuleSet {
                 if self.remove_per_mill { "one removal per mill closed" } else { "one removal per move" }.to_string(),
             );
             parts.push(
-                if self.remove_from_mills_always {
-                    "stones in mills may always be removed"
-                } else {
-                    "stones in mills only when all are"
+                match self.removal {
+                    Removal::Standard => "stones in mills only when all are",
+                    Removal::Strict => "stones in mills never (nothing when all are)",
+                    Removal::Lenient => "stones in mills may always be removed",
                 }
                 .to_string(),
             );
@@ -586,7 +706,11 @@ impl RuleSet {
     }
 
     /// A canonical text that describes everything that affects a value: the
-    /// board's points, adjacency and mills, and every parameter.
+    /// board's points, adjacency and mills, and every parameter. The rule
+    /// options added after the first tables were written (flying with 4
+    /// stones or always, strict removal) are appended only when chosen, so
+    /// that every rule set that existed before them keeps its text and its
+    /// fingerprint, and its tables still open.
     pub fn description(&self) -> String {
         let b = &self.board;
         let mut s = String::from("morris-rules-v1;points=");
@@ -602,13 +726,19 @@ impl RuleSet {
         s.push_str(&format!(
             ";stones={};flying={};remove_per_mill={};remove_from_mills_always={};full_board={:?};lasker={};line_wins={}",
             self.stones,
-            self.flying,
+            self.flying != Flying::Never,
             self.remove_per_mill,
-            self.remove_from_mills_always,
+            self.removal == Removal::Lenient,
             self.full_board,
             self.lasker,
             self.line_wins
         ));
+        if matches!(self.flying, Flying::AtFour | Flying::Always) {
+            s.push_str(&format!(";fly_at={}", self.flying.word()));
+        }
+        if self.removal == Removal::Strict {
+            s.push_str(";removal=strict");
+        }
         s
     }
 
@@ -630,6 +760,93 @@ mod tests {
         assert_eq!(prints.len(), PRESETS.len());
     }
 
+    /// The fingerprints of the presets that existed before the rule
+    /// options of flying with 4 or always and strict removal, read from
+    /// the headers of tables solved by the binary before those options
+    /// (`morris solve --sectors 3-3`, header bytes 16..24): a regression
+    /// check that those tables still open.
+    #[test]
+    fn old_presets_keep_their_fingerprints() {
+        for (preset, print) in [
+            ("nine", 0xad0cb875ca081a22),
+            ("nine-noflying", 0x7ab14b07cca72a3d),
+            ("nine-diagonal", 0xdbefc11b3b070c0f),
+            ("nine-diagonal-noflying", 0x9a6d423666948489),
+            ("twelve", 0x99f91cec06237746),
+            ("morabaraba", 0xaff659d0aeb4cc6e),
+            ("lasker", 0xd0301452c2bbb48f),
+            ("six", 0x90c296e76c39c63b),
+            ("six-flying", 0x0e72c2d17216c429),
+            ("three", 0x830bd91d4166e8a6),
+            ("three-nodiagonal", 0xd143102af75c1c20u64),
+        ] {
+            assert_eq!(RuleSet::preset(preset).unwrap().fingerprint(), print, "{preset}");
+        }
+    }
+
+    /// Every new rule option makes a rule set of its own, named after its
+    /// preset and fingerprint, and found again from that name.
+    #[test]
+    fn each_rule_option_changes_the_fingerprint() {
+        let six = RuleSet::preset("six").unwrap();
+        let mut prints = vec![six.fingerprint()];
+        for o in [
+            Overrides { flying: Some(Flying::AtThree), ..Default::default() },
+            Overrides { flying: Some(Flying::AtFour), ..Default::default() },
+            Overrides { flying: Some(Flying::Always), ..Default::default() },
+            Overrides { removal: Some(Removal::Strict), ..Default::default() },
+            Overrides { removal: Some(Removal::Lenient), ..Default::default() },
+            Overrides { flying: Some(Flying::AtFour), removal: Some(Removal::Strict), ..Default::default() },
+        ] {
+            let r = six.with_overrides(&o).unwrap();
+            prints.push(r.fingerprint());
+            if r.is_preset() {
+                assert_eq!(r.name(), "six-flying");
+                continue;
+            }
+            let prefix = u32::from_str_radix(r.name().rsplit_once('-').unwrap().1, 16).unwrap();
+            let found = six.custom_with_prefix(prefix).unwrap();
+            assert_eq!((found.fly_rule(), found.removal()), (r.fly_rule(), r.removal()), "{}", r.name());
+        }
+        let n = prints.len();
+        prints.sort_unstable();
+        prints.dedup();
+        assert_eq!(prints.len(), n);
+    }
+
+    /// The thresholds of docs/rules.md: who flies with how many stones.
+    #[test]
+    fn fly_thresholds() {
+        let flies = |f: Flying| (3..=9).filter(|&n| f.flies(n)).collect::<Vec<u32>>();
+        assert_eq!(flies(Flying::Never), Vec::<u32>::new());
+        assert_eq!(flies(Flying::AtThree), vec![3]);
+        assert_eq!(flies(Flying::AtFour), vec![3, 4]);
+        assert_eq!(flies(Flying::Always), (3..=9).collect::<Vec<u32>>());
+        for f in Flying::ALL {
+            assert_eq!(Flying::from_word(f.word()), Some(f));
+        }
+        for r in Removal::ALL {
+            assert_eq!(Removal::from_word(r.word()), Some(r));
+        }
+    }
+
+    /// The new presets are the rule sets their boards and stones make from
+    /// the old ones: `six` with 5 stones is `five`, the diagonal board with
+    /// 11 stones is `eleven(-flying)`.
+    #[test]
+    fn new_presets_are_found_from_overrides() {
+        let five = RuleSet::custom("six", &Overrides { stones: Some(5), ..Default::default() }).unwrap();
+        assert_eq!(five.name(), "five");
+        let eleven =
+            RuleSet::custom("nine-diagonal-noflying", &Overrides { stones: Some(11), ..Default::default() }).unwrap();
+        assert_eq!(eleven.name(), "eleven");
+        let eleven_fl =
+            RuleSet::custom("nine-diagonal", &Overrides { stones: Some(11), ..Default::default() }).unwrap();
+        assert_eq!(eleven_fl.name(), "eleven-flying");
+        let seven = RuleSet::preset("seven").unwrap();
+        assert_eq!((seven.board().len(), seven.board().mills().len(), seven.stones()), (17, 14, 7));
+    }
+
     #[test]
     fn unknown_preset_names_the_list() {
         let e = RuleSet::preset("ten").unwrap_err().to_string();
@@ -638,7 +855,7 @@ mod tests {
 
     #[test]
     fn a_custom_rule_set_is_found_from_its_name() {
-        let o = Overrides { stones: Some(4), flying: Some(true), ..Default::default() };
+        let o = Overrides { stones: Some(4), flying: Some(Flying::AtThree), ..Default::default() };
         let custom = RuleSet::custom("six", &o).unwrap();
         let prefix = u32::from_str_radix(custom.name().rsplit_once('-').unwrap().1, 16).unwrap();
         let found = RuleSet::preset("six").unwrap().custom_with_prefix(prefix).unwrap();
@@ -651,9 +868,9 @@ mod tests {
     fn custom_names_fit_a_table_header_and_differ_from_presets() {
         let all = Overrides {
             stones: Some(4),
-            flying: Some(true),
+            flying: Some(Flying::AtThree),
             remove_per_mill: Some(true),
-            remove_from_mills_always: Some(true),
+            removal: Some(Removal::Lenient),
             full_board: Some(FullBoardOutcome::WhiteLoses),
             lasker: Some(true),
         };
@@ -669,17 +886,21 @@ mod tests {
 
     #[test]
     fn overrides_that_change_nothing_keep_the_preset() {
-        let r = RuleSet::custom("nine", &Overrides { flying: Some(true), stones: Some(9), ..Overrides::default() })
-            .unwrap();
+        let r = RuleSet::custom(
+            "nine",
+            &Overrides { flying: Some(Flying::AtThree), stones: Some(9), ..Overrides::default() },
+        )
+        .unwrap();
         assert_eq!(r.name(), "nine");
         assert!(r.is_preset());
         let l = RuleSet::custom("nine", &Overrides { stones: Some(10), lasker: Some(true), ..Overrides::default() })
             .unwrap();
         assert_eq!(l.name(), "lasker");
         assert_eq!(l.preset_name(), "lasker");
-        let nf = RuleSet::custom("nine", &Overrides { flying: Some(false), ..Overrides::default() }).unwrap();
+        let nf = RuleSet::custom("nine", &Overrides { flying: Some(Flying::Never), ..Overrides::default() }).unwrap();
         assert_eq!(nf.name(), "nine-noflying");
-        let dn = RuleSet::custom("nine-diagonal", &Overrides { flying: Some(false), ..Overrides::default() }).unwrap();
+        let dn = RuleSet::custom("nine-diagonal", &Overrides { flying: Some(Flying::Never), ..Overrides::default() })
+            .unwrap();
         assert_eq!(dn.name(), "nine-diagonal-noflying");
         assert_eq!(dn.header_name(), "nine-dn");
     }

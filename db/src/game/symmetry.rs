@@ -2,16 +2,18 @@
 //! points that maps adjacent points to adjacent points and mills to mills.
 //! For the 24- and 16-point boards these are the 8 rotations and reflections
 //! of the square times the exchange of the inner and outer rings (16); for
-//! the 9-point board the 8 of the square.
+//! the 9-point board and the 17-point board (whose centre is joined to the
+//! inner square only) the 8 of the square.
 
 use crate::board::{Bitboard, Board, Point, Points};
 
 /// One symmetry: a permutation of a board's points, with byte tables that
-/// apply it to a whole bitboard in three lookups.
+/// apply it to a whole bitboard in three lookups (four when the set holds
+/// the 25th point of the 25-point board).
 #[derive(Clone)]
 pub struct Symmetry {
     image: Vec<Point>,
-    bytes: Box<[[Bitboard; 256]; 3]>,
+    bytes: Box<[[Bitboard; 256]; 4]>,
 }
 
 impl std::fmt::Debug for Symmetry {
@@ -22,7 +24,7 @@ impl std::fmt::Debug for Symmetry {
 
 impl Symmetry {
     fn new(image: Vec<Point>) -> Symmetry {
-        let mut bytes = Box::new([[0; 256]; 3]);
+        let mut bytes = Box::new([[0; 256]; 4]);
         for (chunk, table) in bytes.iter_mut().enumerate() {
             for (byte, slot) in table.iter_mut().enumerate() {
                 *slot = Points(byte as Bitboard)
@@ -43,9 +45,18 @@ impl Symmetry {
     /// The image of a set of points.
     #[inline]
     pub fn apply(&self, set: Bitboard) -> Bitboard {
-        self.bytes[0][(set & 0xff) as usize]
+        let low = self.bytes[0][(set & 0xff) as usize]
             | self.bytes[1][((set >> 8) & 0xff) as usize]
-            | self.bytes[2][((set >> 16) & 0xff) as usize]
+            | self.bytes[2][((set >> 16) & 0xff) as usize];
+        // Points 24 and up exist only on the 25-point board: boards of at
+        // most 24 points never take this branch, so they pay no fourth
+        // look-up.
+        let high = set >> 24;
+        if high == 0 {
+            low
+        } else {
+            low | self.bytes[3][(high & 0xff) as usize]
+        }
     }
 
     /// The permutation as a slice: `image()[p]` is the image of point `p`.
@@ -153,6 +164,8 @@ mod tests {
         assert_eq!(Board::twenty_four(false).symmetries().len(), 16);
         assert_eq!(Board::twenty_four(true).symmetries().len(), 16);
         assert_eq!(Board::sixteen().symmetries().len(), 16);
+        assert_eq!(Board::seventeen().symmetries().len(), 8);
+        assert_eq!(Board::sesotho().symmetries().len(), 8);
         assert_eq!(Board::nine_point(true).symmetries().len(), 8);
         assert_eq!(Board::nine_point(false).symmetries().len(), 8);
     }
@@ -166,6 +179,8 @@ mod tests {
             Board::twenty_four(false),
             Board::twenty_four(true),
             Board::sixteen(),
+            Board::seventeen(),
+            Board::sesotho(),
             Board::nine_point(true),
             Board::nine_point(false),
         ] {
@@ -195,6 +210,87 @@ mod tests {
                 let inv = &syms[g.inverse(a) as usize];
                 assert!((0..board.len() as Point).all(|p| inv.point(sa.point(p)) == p));
             }
+        }
+    }
+
+    /// Each symmetry of every board maps the adjacent pairs onto the
+    /// adjacent pairs and the mills onto the mills (as sets, so nothing is
+    /// lost or gained).
+    #[test]
+    fn symmetries_map_lines_to_lines_and_adjacency_to_adjacency() {
+        for board in [
+            Board::twenty_four(false),
+            Board::twenty_four(true),
+            Board::sixteen(),
+            Board::seventeen(),
+            Board::sesotho(),
+        ] {
+            let n = board.len() as Point;
+            let pairs: Vec<(Point, Point)> = (0..n)
+                .flat_map(|a| (0..n).map(move |b| (a, b)))
+                .filter(|&(a, b)| board.adjacent(a) & (1 << b) != 0)
+                .collect();
+            let mut mills = board.mills().to_vec();
+            mills.sort_unstable();
+            for s in board.symmetries() {
+                let mut images: Vec<(Point, Point)> = pairs.iter().map(|&(a, b)| (s.point(a), s.point(b))).collect();
+                images.sort_unstable();
+                assert_eq!(images, pairs, "{}: adjacency", board.name());
+                let mut mapped: Vec<Bitboard> = mills.iter().map(|&m| s.apply(m)).collect();
+                mapped.sort_unstable();
+                assert_eq!(mapped, mills, "{}: mills", board.name());
+            }
+        }
+    }
+
+    /// The 17-point board as GamesmanOne's Seven Men's Morris has it: 24
+    /// lines between adjacent points (the 16 square sides, 4 spokes, 4 to
+    /// the centre), 14 mills, 6 of them through the centre d4, which every
+    /// symmetry fixes; no symmetry exchanges the squares.
+    #[test]
+    fn seventeen_point_board() {
+        let b = Board::seventeen();
+        let edges: u32 = (0..17).map(|p| b.adjacent(p).count_ones()).sum::<u32>() / 2;
+        assert_eq!((b.len(), edges, b.mills().len()), (17, 24, 14));
+        let d4 = b.point("d4").unwrap();
+        let names = |set: Bitboard| {
+            let mut v: Vec<&str> = Points(set).map(|p| b.point_name(p)).collect();
+            v.sort_unstable();
+            v.join(",")
+        };
+        assert_eq!(names(b.adjacent(d4)), "c4,d3,d5,e4");
+        assert_eq!(b.mills_through(d4).len(), 6);
+        assert!(b.mills().iter().any(|&m| names(m) == "b4,c4,d4"));
+        assert!(b.mills().iter().any(|&m| names(m) == "d2,d3,d4"));
+        let (b6, c5) = (b.point("b6").unwrap(), b.point("c5").unwrap());
+        for s in b.symmetries() {
+            assert_eq!(s.point(d4), d4);
+            assert_ne!(s.point(b6), c5);
+        }
+    }
+
+    /// The 25-point board as GamesmanOne's Sesotho Morabaraba has it
+    /// (`masks.h`): 22 mills (the 12 square sides, and the three-in-a-rows
+    /// of the middle row a4..g4 and the middle column d7..d1, 5 each), the
+    /// centre d4 joined to c4, d5, e4, d3, and four diagonal lines between
+    /// the outer and the middle squares' corners that join points but make
+    /// no mill (b6 is not joined to c5).
+    #[test]
+    fn sesotho_board() {
+        let b = Board::sesotho();
+        let edges: u32 = (0..25).map(|p| b.adjacent(p).count_ones()).sum::<u32>() / 2;
+        // 24 square sides, 2 x 6 along the middle row and column, 4 diagonals.
+        assert_eq!((b.len(), edges, b.mills().len()), (25, 40, 22));
+        let at = |n: &str| b.point(n).unwrap();
+        let joined = |x: &str, y: &str| b.adjacent(at(x)) & (1 << at(y)) != 0;
+        assert!(joined("a7", "b6") && joined("g1", "f2") && !joined("b6", "c5") && joined("d4", "c4"));
+        assert_eq!(b.mills_through(at("d4")).len(), 6);
+        assert!(!b.mills().iter().any(|&m| m & (1 << at("a7")) != 0 && m & (1 << at("b6")) != 0));
+        // The 25th point goes through the fourth byte table.
+        let d4 = at("d4");
+        for s in b.symmetries() {
+            assert_eq!(s.point(d4), d4);
+            assert_eq!(s.apply(1 << d4 | 1 << at("a7")), 1 << d4 | 1 << s.point(at("a7")));
         }
     }
 

@@ -455,7 +455,7 @@ mod tests {
         assert!(!named.matches(custom.name(), custom.fingerprint() ^ (1 << 40)));
         assert_eq!(NamedRules::parse("six").unwrap().preset.name(), "six");
         assert!(NamedRules::parse("nine-dg-zz").is_err());
-        assert!(NamedRules::parse("eleven-12345678").is_err());
+        assert!(NamedRules::parse("ten-12345678").is_err());
         assert_eq!(named.rule_set().unwrap().fingerprint(), custom.fingerprint());
         assert!(NamedRules::parse("nine-dg-00000000").unwrap().rule_set().is_none());
     }

@@ -8,7 +8,11 @@
 //! flying: the placement phase with mills while placing, sliding, flying);
 //! and under the Lasker rule (a player with stones in hand may also move)
 //! `three`, `three-nodiagonal`, the 16-point board with 3 and 4 stones,
-//! with and without flying, and `lasker` with 3 stones. Every position of
+//! with and without flying, and `lasker` with 3 stones; the rule options
+//! on the 16-point board (flying with up to 4 stones, always flying,
+//! strict and lenient removal, and always flying with strict removal under
+//! the Lasker rule) and the 17-point board of Seven Men's Morris with 4
+//! stones, with and without flying. Every position of
 //! the reference (every hand combination of the placement phase and the
 //! sliding phase, each side with at least 3 stones on board plus hand but
 //! for the side to move, which may have 2) is probed: win, loss or draw, and
@@ -20,11 +24,12 @@
 
 use std::time::Instant;
 
+use morris_db::rules::{Flying, Removal};
 use morris_db::{Color, Overrides, RuleSet, Setup, Value};
 use morris_probe::{Database, ProbeError};
 use morris_solver::solve_all;
 use morris_tests::assert_no_mismatches;
-use morris_tests::reference_game::{solve_game, RefGame, RefPos, RefValue};
+use morris_tests::reference_game::{solve_game, RefGame, RefPos, RefRemoval, RefValue};
 use rayon::prelude::*;
 
 /// The board data of the reference and of `morris-db` agree by point names
@@ -245,13 +250,79 @@ fn nine_diagonal_with_three_stones_agrees_with_the_reference() {
 #[test]
 fn nine_diagonal_noflying_with_three_stones_agrees_with_the_reference() {
     // The diagonal board with flying off: a custom rule set.
-    let rules =
-        RuleSet::custom("nine-diagonal", &Overrides { stones: Some(3), flying: Some(false), ..Default::default() })
-            .expect("custom rule set");
+    let rules = RuleSet::custom(
+        "nine-diagonal",
+        &Overrides { stones: Some(3), flying: Some(Flying::Never), ..Default::default() },
+    )
+    .expect("custom rule set");
     agree(rules, RefGame::twentyfour(3, false, true));
 }
 
 #[test]
 fn lasker_with_three_stones_agrees_with_the_reference() {
     agree(with_stones("lasker", 3), RefGame::twentyfour(3, true, false).with_lasker());
+}
+
+// The rule options (flying with up to 4 stones or always, strict and
+// lenient removal) on the 16-point board with 4 stones a side, and the
+// 17-point board of Seven Men's Morris: the reference plays each rule
+// from its own code (`RefGame::with_fly_max`, `RefGame::with_removal`).
+
+fn six_with(stones: u8, o: Overrides) -> RuleSet {
+    RuleSet::custom("six", &Overrides { stones: Some(stones), ..o }).expect("custom rule set")
+}
+
+#[test]
+fn six_flying_at_four_agrees_with_the_reference() {
+    let rules = six_with(4, Overrides { flying: Some(Flying::AtFour), ..Default::default() });
+    agree(rules, RefGame::sixteen(4, false).with_fly_max(4));
+}
+
+#[test]
+fn six_flying_always_agrees_with_the_reference() {
+    let rules = six_with(5, Overrides { flying: Some(Flying::Always), ..Default::default() });
+    agree(rules, RefGame::sixteen(5, false).with_fly_max(u32::MAX));
+}
+
+#[test]
+fn six_with_strict_removal_agrees_with_the_reference() {
+    let rules = six_with(4, Overrides { removal: Some(Removal::Strict), ..Default::default() });
+    agree(rules, RefGame::sixteen(4, false).with_removal(RefRemoval::Strict));
+}
+
+#[test]
+fn six_flying_with_strict_removal_agrees_with_the_reference() {
+    let rules =
+        six_with(4, Overrides { flying: Some(Flying::AtFour), removal: Some(Removal::Strict), ..Default::default() });
+    agree(rules, RefGame::sixteen(4, false).with_fly_max(4).with_removal(RefRemoval::Strict));
+}
+
+#[test]
+fn six_with_lenient_removal_agrees_with_the_reference() {
+    let rules = six_with(4, Overrides { removal: Some(Removal::Lenient), ..Default::default() });
+    agree(rules, RefGame::sixteen(4, false).with_removal(RefRemoval::Lenient));
+}
+
+#[test]
+fn six_lasker_flying_always_with_strict_removal_agrees_with_the_reference() {
+    let rules = six_with(
+        3,
+        Overrides {
+            flying: Some(Flying::Always),
+            removal: Some(Removal::Strict),
+            lasker: Some(true),
+            ..Default::default()
+        },
+    );
+    agree(rules, RefGame::sixteen(3, false).with_fly_max(u32::MAX).with_removal(RefRemoval::Strict).with_lasker());
+}
+
+#[test]
+fn seven_with_four_stones_agrees_with_the_reference() {
+    agree(with_stones("seven", 4), RefGame::seventeen(4, false));
+}
+
+#[test]
+fn seven_flying_with_four_stones_agrees_with_the_reference() {
+    agree(with_stones("seven-flying", 4), RefGame::seventeen(4, true));
 }

@@ -5,7 +5,7 @@
 
 use std::fs;
 
-use morris_db::rules::{FullBoardOutcome, Overrides, PRESETS};
+use morris_db::rules::{Flying, FullBoardOutcome, Overrides, Removal, PRESETS};
 use morris_db::store::TableFile;
 use morris_db::table::table_path;
 use morris_db::{FileKind, Position, RuleSet, Sector, TableError, Value};
@@ -22,9 +22,9 @@ fn every_override_changes_the_fingerprint_and_the_name() {
     let one = |o: Overrides| RuleSet::custom("nine", &o).unwrap();
     let customs = [
         one(Overrides { stones: Some(10), ..Overrides::default() }),
-        one(Overrides { stones: Some(10), flying: Some(false), ..Overrides::default() }),
+        one(Overrides { stones: Some(10), flying: Some(Flying::Never), ..Overrides::default() }),
         one(Overrides { remove_per_mill: Some(true), ..Overrides::default() }),
-        one(Overrides { remove_from_mills_always: Some(true), ..Overrides::default() }),
+        one(Overrides { removal: Some(Removal::Lenient), ..Overrides::default() }),
         one(Overrides { full_board: Some(FullBoardOutcome::WhiteLoses), ..Overrides::default() }),
         one(Overrides { lasker: Some(true), ..Overrides::default() }),
     ];
@@ -74,7 +74,8 @@ fn tables_of_one_rule_set_refuse_to_serve_another() {
     assert!(Database::open(dir.path(), nine.clone()).unwrap().value(&pos).is_ok());
 
     let custom =
-        RuleSet::custom("nine", &Overrides { stones: Some(10), flying: Some(false), ..Overrides::default() }).unwrap();
+        RuleSet::custom("nine", &Overrides { stones: Some(10), flying: Some(Flying::Never), ..Overrides::default() })
+            .unwrap();
     for other in [RuleSet::preset("nine-noflying").unwrap(), custom] {
         // Under its own file name: missing, with a hint naming the rule set
         // whose tables the directory holds.
@@ -118,7 +119,7 @@ fn sliding_phase_solves_where_it_is_defined() {
     }
     // A custom rule set where stones in mills may always be removed.
     let always =
-        RuleSet::custom("six", &Overrides { remove_from_mills_always: Some(true), ..Overrides::default() }).unwrap();
+        RuleSet::custom("six", &Overrides { removal: Some(Removal::Lenient), ..Overrides::default() }).unwrap();
     assert!(always.sliding_phase_supported());
     let dir = tempfile::tempdir().unwrap();
     solve_sliding(&always, dir.path(), &quiet(7)).unwrap();

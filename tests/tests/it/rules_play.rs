@@ -5,7 +5,7 @@
 //! the start.
 
 use morris_db::moves::Outcome;
-use morris_db::rules::{NoMoveOutcome, Overrides, PRESETS};
+use morris_db::rules::{NoMoveOutcome, Overrides, Removal, PRESETS};
 use morris_db::{Color, Position, RuleSet, Setup, Value};
 
 fn rules(name: &str) -> RuleSet {
@@ -128,7 +128,7 @@ fn all_opponent_stones_in_mills_may_be_removed() {
     let m = moves(&nine, &pos(&nine, text));
     assert!(m.contains(&"g7xd2".to_string()) && !m.contains(&"g7xb6".to_string()));
     let always =
-        RuleSet::custom("nine", &Overrides { remove_from_mills_always: Some(true), ..Overrides::default() }).unwrap();
+        RuleSet::custom("nine", &Overrides { removal: Some(Removal::Lenient), ..Overrides::default() }).unwrap();
     let m = moves(&always, &pos(&always, text));
     assert!(m.contains(&"g7xd2".to_string()) && m.contains(&"g7xb6".to_string()));
 }
@@ -278,11 +278,12 @@ fn fewer_than_three_stones_lose() {
 #[test]
 fn symmetries_of_every_board_keep_moves() {
     // Sixteen symmetries for the 24- and 16-point boards, the square's eight
-    // for the 9-point board: those keep the centre and the corners.
+    // for the 9-, 17- and 25-point boards (docs/rules.md): on the 9-point
+    // board those keep the centre and the corners.
     for preset in PRESETS {
         let r = rules(preset);
         let n = r.board().symmetries().len();
-        let expected = if r.board().len() == 9 { 8 } else { 16 };
+        let expected = if matches!(r.board().len(), 9 | 17 | 25) { 8 } else { 16 };
         assert_eq!(n, expected, "{preset}");
         if r.board().len() == 9 {
             let b = r.board();

@@ -139,7 +139,8 @@ fn compare_checks_both_directories_agree() {
 // ---------------------------------------------------------------------------
 // 2. Long inputs are quoted short
 
-/// A 120 KB argument: the error names the problem in under 300 bytes.
+/// A 120 KB argument: the error names the problem in under 400 bytes (the
+/// unknown rule set's message lists the 19 presets, 240 of them).
 #[test]
 fn long_inputs_are_quoted_short() {
     let big = "x".repeat(120_000);
@@ -156,7 +157,7 @@ fn long_inputs_are_quoted_short() {
     for (args, problem) in &cases {
         let r = run(args);
         assert!(matches!(r.code, Some(c) if c != 0), "{}: {:?}", args[0], r.code);
-        assert!(r.stderr.len() < 300, "{} {}: {} bytes: {}", args[0], problem, r.stderr.len(), r.stderr);
+        assert!(r.stderr.len() < 400, "{} {}: {} bytes: {}", args[0], problem, r.stderr.len(), r.stderr);
         contains_all(&r.stderr, &[problem, " characters)"], args[0]);
     }
     let points = format!("W:{big} B: w");
