@@ -163,6 +163,16 @@ impl Source {
         }
     }
 
+    /// Whether `pos` can arise in a game ([`morris_probe::reach::reachable`]):
+    /// `None` where there is no reachability bitmap of its sector (our
+    /// tables without `morris reach`, Malom's files) or it cannot be read.
+    pub fn reachable(&self, pos: &Position) -> Option<bool> {
+        match self {
+            Source::Ours(db) => morris_probe::reach::reachable(db.dir(), db.rules(), pos).ok().flatten(),
+            Source::Malom(_) => None,
+        }
+    }
+
     /// `morris` or `malom`.
     pub fn kind(&self) -> &'static str {
         match self {
