@@ -118,10 +118,14 @@ pub fn start_sector(rules: &RuleSet) -> Sector {
     Sector { w: 0, b: 0, wh: rules.stones(), bh: rules.stones() }
 }
 
+/// A group (stones in hand, stones on the board, most first) and a
+/// sector's place in it.
+type GroupKey = (std::cmp::Reverse<(u8, u8)>, (u8, u8, u8, u8));
+
 /// The order of the groups (see the module documentation): most stones in
 /// hand first, then most stones on the board; within a group, the sectors
 /// in [`sector_order`].
-fn group_key(s: &Sector) -> (std::cmp::Reverse<(u8, u8)>, (u8, u8, u8, u8)) {
+fn group_key(s: &Sector) -> GroupKey {
     (std::cmp::Reverse((s.wh + s.bh, s.w + s.b)), sector_order(s))
 }
 

@@ -202,7 +202,7 @@ pub fn write_reach(
 ) -> Result<ReachHeader, TableError> {
     let slots = header.entry_count;
     let tail_bits = words.last().copied().unwrap_or(0) >> (slots % 64) as u32;
-    if words.len() as u64 != bitmap_words(slots) || (slots % 64 != 0 && tail_bits != 0) {
+    if words.len() as u64 != bitmap_words(slots) || (slots & 63 != 0 && tail_bits != 0) {
         return Err(TableError::corrupt(
             path,
             "entry count",
@@ -261,7 +261,7 @@ mod tests {
             .into_iter()
             .find(|&s| {
                 let n = rules.indexer().sector(s).len();
-                n > 64 && n % 64 != 0
+                n > 64 && n & 63 != 0
             })
             .unwrap();
         let slots = rules.indexer().sector(sector).len();

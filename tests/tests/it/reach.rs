@@ -276,7 +276,7 @@ fn six_mens_morris_is_closed_and_every_sample_walks_back_to_the_start() {
         for r in &reports {
             let index = rules.indexer().sector(r.sector);
             let map = &bitmaps.maps[&r.sector];
-            let mut k = 0u64;
+            let (mut k, mut next_sample) = (0u64, 0u64);
             for slot in (0..index.len()).filter(|&s| map.contains(s)) {
                 let (us, them) = index.position(slot).expect("a marked slot is a canonical position");
                 let p = RefPos {
@@ -294,8 +294,9 @@ fn six_mens_morris_is_closed_and_every_sample_walks_back_to_the_start() {
                 }
                 checked += 1;
                 // About 200 samples spread over the sectors.
-                if k % (r.header.canonical_positions / 2).max(1) == 0 && r.header.canonical_positions > 0 {
+                if k == next_sample {
                     samples.push(p);
+                    next_sample += (r.header.canonical_positions / 2).max(1);
                 }
                 k += 1;
             }
