@@ -5,6 +5,10 @@
 #   results/<name>-sliding.csv    morris stats --format csv, sliding sectors
 #   results/<name>-placement.csv  morris stats --format csv, placement sectors
 #   results/<name>-longest.csv    morris stats --longest 10 --format csv
+#   results/<name>-reach.csv      morris reach --format csv: the positions that
+#                                 can arise in a game, per table and in total
+#   results/<name>-longest-reachable.csv
+#                                 morris stats --longest 10 --reachable yes
 #   results/values.csv            one row per rule set: morris value --format csv
 #                                 with the wall seconds of `solve --phase all`
 #                                 and of `verify` (/usr/bin/time)
@@ -47,6 +51,9 @@ for spec in "$@"; do
     /usr/bin/time -f %e -o "$scratch/verify.s" "$morris" verify $options --db "$db" -q --recheck > "$scratch/verify.out"
     # shellcheck disable=SC2086 # the options are words
     write_results "$name" "$db" "$(tail -1 "$scratch/solve.s")" "$(tail -1 "$scratch/verify.s")" $options
+    # shellcheck disable=SC2086
+    "$morris" reach $options --db "$db" --format csv > "results/$name-reach.csv"
+    "$morris" stats --longest 10 --reachable yes --format csv --db "$db" > "results/$name-longest-reachable.csv"
     rm -rf "$db"
 done
 rm -f "$scratch/solve.s" "$scratch/verify.s" "$scratch/verify.out"

@@ -20,6 +20,8 @@
 //! - [`sample()`]: random positions of a sector with their values;
 //! - [`prove::Prover`]: the value of a placement position by search, with
 //!   the sliding tables at the leaves;
+//! - [`reach::reachable`]: whether a position can arise in a game, where
+//!   `morris reach` has written its bitmaps;
 //! - [`ProbeError`]: why a query has no answer.
 //!
 //! ```no_run
@@ -39,6 +41,7 @@ pub mod longest;
 pub mod malom;
 pub mod prove;
 pub mod prove_dtm;
+pub mod reach;
 mod sample;
 mod tablebase;
 pub mod tables;

@@ -28,6 +28,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use morris_db::reach::ReachMap;
 use morris_db::store::{sector_order, StoredTable};
 use morris_db::{Color, Position, RuleSet, Sector, Table, Value};
 use rayon::prelude::*;
@@ -151,6 +152,10 @@ pub struct Candidate<'a> {
     pub table: Table,
     /// The rule set the positions are written under.
     pub rules: RuleSet,
+    /// The sector's reachability bitmap (`morris reach`): when given, only
+    /// positions that can arise in a game are listed. The table's longest
+    /// win still bounds what it can add, so tables are skipped as before.
+    pub reach: Option<ReachMap>,
 }
 
 /// What [`longest_wins`] found: the list, best first, and how many tables
@@ -210,6 +215,9 @@ fn scan(c: &Candidate<'_>, n: usize, floor: u16) -> Vec<LongWin> {
             let end = ((k + 1) * CHUNK_SLOTS).min(slots);
             for slot in k * CHUNK_SLOTS..end {
                 let Some(Value::Win(dtm)) = c.table.value(slot) else { continue };
+                if c.reach.as_ref().is_some_and(|r| !r.contains(slot)) {
+                    continue;
+                }
                 let dtm = dtm.get();
                 if dtm < floor.max(top.threshold()) {
                     continue;

@@ -424,6 +424,10 @@ pub struct PositionJson {
     pub draw_rank: Option<i32>,
     /// How the game ended, `null` while it goes on.
     pub game_over: Option<GameOverJson>,
+    /// Whether the position can arise in a game from the start by legal
+    /// play (with either colour to move): from the bitmaps of `morris
+    /// reach`, `null` where there are none.
+    pub reachable: Option<bool>,
     /// Every legal move, best first: shortest win, draws (Malom: by rank),
     /// longest loss; each with its `traps`.
     pub moves: Vec<MoveJson>,
@@ -461,6 +465,7 @@ pub fn describe(source: Source, pos: &Position) -> Result<PositionJson, LookupEr
         dtm: eval.dtm(),
         draw_rank: eval.draw_rank,
         game_over: game_over(rules, pos),
+        reachable: source.reachable(pos),
         moves: moves
             .into_iter()
             .map(|(mv, e)| {

@@ -202,6 +202,17 @@ impl Source {
         }
     }
 
+    /// Whether `pos` can arise in a game ([`morris_probe::reach::reachable`]):
+    /// `None` where there is no reachability bitmap of its sector (our
+    /// tables without `morris reach`, WDL files, Malom's files) or it
+    /// cannot be read.
+    pub fn reachable(&self, pos: &Position) -> Option<bool> {
+        match self {
+            Source::Ours(db) => morris_probe::reach::reachable(db.dir(), db.rules(), pos).ok().flatten(),
+            Source::Wdl(_) | Source::Malom(_) => None,
+        }
+    }
+
     /// `morris` (our DTM tables), `morris-wdl` (our WDL files) or
     /// `malom`.
     pub fn kind(&self) -> &'static str {

@@ -13,6 +13,7 @@ pub mod lock;
 mod pair;
 pub mod placement;
 pub mod progress;
+pub mod reach;
 mod solve;
 pub mod unit;
 

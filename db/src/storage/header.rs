@@ -64,6 +64,9 @@ pub const ENCODING_WDL_BASE3_ZSTD: u32 = 4;
 /// runs of 64 groups, a run of one value stored as that value alone
 /// ([`crate::wdl`]).
 pub const ENCODING_WDL_GROUPS: u32 = 6;
+/// Entry encoding of reachability bitmaps: one bit per slot
+/// ([`crate::reach`]).
+pub const ENCODING_REACH_BITS: u32 = 7;
 /// The grouped WDL coding before uniform runs; no longer read.
 pub const ENCODING_WDL_GROUPS_V1: u32 = 5;
 

@@ -10,6 +10,7 @@ pub mod compressed;
 pub(crate) mod groups;
 pub mod header;
 pub mod mapped;
+pub mod reach;
 pub mod store;
 pub mod table;
 pub mod wdl;

@@ -29,6 +29,10 @@ pub const TABLE_EXTENSION: &str = "mtb";
 pub const COMPRESSED_EXTENSION: &str = "mtz";
 /// The extension of WDL files.
 pub const WDL_EXTENSION: &str = "mwdl";
+/// The extension of reachability bitmaps ([`crate::reach`]): beside the
+/// tables, one per sector, not a table (no [`FileKind`]: no listing of
+/// tables sees them).
+pub const REACH_EXTENSION: &str = "reach";
 /// The suffix of files being written (removed when a run is interrupted).
 pub const TEMPORARY_SUFFIX: &str = "tmp";
 
@@ -272,6 +276,13 @@ impl Store {
     /// writes it).
     pub fn table_path(&self, rules: &RuleSet, sector: Sector) -> PathBuf {
         self.path(rules.name(), sector, FileKind::Dtm)
+    }
+
+    /// The path of `sector`'s reachability bitmap of `rules`
+    /// (`<rule set>_<w>_<b>_<wh>_<bh>.reach`, [`crate::reach`]).
+    pub fn reach_path(&self, rules: &RuleSet, sector: Sector) -> PathBuf {
+        let s = sector;
+        self.dir.join(format!("{}_{}_{}_{}_{}.{REACH_EXTENSION}", rules.name(), s.w, s.b, s.wh, s.bh))
     }
 
     /// The DTM file of `sector` that readers open: the `.mtb` table when it

@@ -15,6 +15,7 @@ mod oracle_sliding;
 mod placement;
 mod probe_queries;
 mod properties;
+mod reach;
 mod reference;
 mod reference_game;
 mod rules_custom;

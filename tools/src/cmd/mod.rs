@@ -17,6 +17,7 @@ pub mod plan;
 pub mod play;
 pub mod prove;
 pub mod query;
+pub mod reach;
 pub mod replay;
 pub mod review;
 pub mod sample;

@@ -51,7 +51,7 @@ enum Ask {
 }
 
 /// Answers `ask` about `pos` from `db`, whichever files it reads.
-fn answer<E: Encoding>(ask: Ask, db: &Tables<E>, pos: &Position) -> anyhow::Result<ExitCode>
+fn answer<E: Encoding>(ask: Ask, db: &Tables<E>, pos: &Position, reachable: Option<bool>) -> anyhow::Result<ExitCode>
 where
     E::Answer: Shown,
 {
@@ -62,6 +62,12 @@ where
         Ask::Moves => {
             let value = db.value(pos)?;
             writeln!(out, "position: {}  value: {}", pos.to_text(board), value.shown())?;
+            if reachable == Some(false) {
+                writeln!(
+                    out,
+                    "unreachable: this position cannot arise in a game from the start by legal play (`morris reach`)"
+                )?;
+            }
             let moves = db.analyze(pos)?;
             if let Some(over) = pos.game_over(db.rules()) {
                 writeln!(out, "no legal move: {over}")?;
@@ -86,8 +92,16 @@ fn run(args: QueryArgs, ask: Ask) -> anyhow::Result<ExitCode> {
     let rules = args.tables.rule_set()?;
     let pos = args.position.parse(&rules)?;
     match args.tables.dir()? {
-        TablesDir::Malom(dir) => answer(ask, MalomDatabase::open(dir, rules)?.tables(), &pos),
-        TablesDir::Ours(dir) => answer(ask, &Database::open(dir, rules)?, &pos),
+        TablesDir::Malom(dir) => answer(ask, MalomDatabase::open(dir, rules)?.tables(), &pos, None),
+        TablesDir::Ours(dir) => {
+            // `analyze` says when the position cannot arise in a game, where
+            // `morris reach` has written the bitmaps.
+            let reachable = match ask {
+                Ask::Moves => morris_probe::reach::reachable(dir, &rules, &pos)?,
+                _ => None,
+            };
+            answer(ask, &Database::open(dir, rules)?, &pos, reachable)
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
+use morris_db::reach::ReachMap;
 use morris_db::store::{NamedRules, StoredTable};
 use morris_db::{Sector, Store, Table, TableHeader};
 
@@ -49,6 +50,23 @@ pub struct StatsArgs {
     /// slot). Reads only the tables whose longest win can enter the list.
     #[arg(long, value_name = "N", value_parser = crate::args::number::<usize>(1..=100_000))]
     longest: Option<usize>,
+    /// With `--longest`: list only positions that can arise in a game,
+    /// from the bitmaps `morris reach` wrote beside the tables. `auto` (the
+    /// default) does so when every table has its bitmap; `yes` requires
+    /// them; `no` lists every position of the tables.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto", requires = "longest")]
+    reachable: Reachable,
+}
+
+/// When `morris stats --longest` keeps to reachable positions.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Reachable {
+    /// When every table has its bitmap.
+    Auto,
+    /// Always; an error where a bitmap is missing.
+    Yes,
+    /// Never.
+    No,
 }
 
 struct Row {
@@ -167,7 +185,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("{} holds no table (no `.mtb` or `.mtz` file)", dir.display());
     }
     if let Some(n) = args.longest {
-        return longest(&tables, n, args.format, &mut out);
+        return longest(dir, &tables, n, args.reachable, args.format, &mut out);
     }
     let mut rows = Vec::new();
     let mut failed = 0;
@@ -254,12 +272,46 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
 /// `morris stats --longest N`: every table's header checked, the tables
 /// that can hold one of the `n` longest wins read (payload checksum first),
 /// the list printed in `format`.
-fn longest(tables: &[StoredTable], n: usize, format: Format, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+fn longest(
+    dir: &Path,
+    tables: &[StoredTable],
+    n: usize,
+    reachable: Reachable,
+    format: Format,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
     let mut candidates = Vec::new();
     for t in tables {
         let table = open_checked_header(&t.path, &t.rules_name, t.sector)?;
-        let rules = NamedRules::parse(&t.rules_name)?.preset;
-        candidates.push(Candidate { stored: t, table, rules });
+        let named = NamedRules::parse(&t.rules_name)?;
+        let rules = named.preset.clone();
+        let reach = match reachable {
+            Reachable::No => None,
+            _ => {
+                let exact = named.rule_set().unwrap_or(named.preset);
+                match ReachMap::open(dir, &exact, t.sector, table.header().entry_count) {
+                    Ok(map) => {
+                        map.verify_checksum()?;
+                        if map.header().own.source_checksum != table.header().payload_checksum {
+                            anyhow::bail!(
+                                "{}: counted from another table than {} (run `morris reach` again)",
+                                map.path().display(),
+                                t.path.display()
+                            );
+                        }
+                        Some(map)
+                    }
+                    Err(morris_db::TableError::Missing { .. }) if reachable == Reachable::Auto => None,
+                    Err(e) => return Err(anyhow::Error::new(e).context("--reachable: run `morris reach` first")),
+                }
+            }
+        };
+        candidates.push(Candidate { stored: t, table, rules, reach });
+    }
+    // `auto`: reachable positions only where every table has its bitmap.
+    let filtered = candidates.iter().all(|c| c.reach.is_some());
+    if !filtered {
+        candidates.iter_mut().for_each(|c| c.reach = None);
     }
     let total = candidates.len();
     let found = longest_wins(candidates, n, |t| t.verify_checksum())?;
@@ -312,8 +364,9 @@ fn longest(tables: &[StoredTable], n: usize, format: Format, out: &mut impl Writ
             }
             writeln!(
                 out,
-                "{} with the longest wins ({} of {} read); each position is the canonical representative of its symmetry class (replay it with `morris line`)",
+                "{} with the longest wins{} ({} of {} read); each position is the canonical representative of its symmetry class (replay it with `morris line`)",
                 crate::ui::plural(rows.len() as u64, "position", "positions"),
+                if filtered { " among those that can arise in a game" } else { "" },
                 found.scanned.len(),
                 crate::ui::plural(total as u64, "table", "tables"),
             )?;

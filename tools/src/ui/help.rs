@@ -11,7 +11,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         "Ask it about a position",
         &["probe", "analyze", "bestmove", "line", "show", "play", "replay", "review", "sample"],
     ),
-    ("Check it", &["verify", "stats", "compare", "prove", "perft"]),
+    ("Check it", &["verify", "stats", "reach", "compare", "prove", "perft"]),
     ("Serve it", &["serve"]),
     ("Run on a cluster", &["plan"]),
     ("Measure speed", &["bench", "bench-probe", "bench-serve"]),

@@ -903,3 +903,54 @@ fn stats_reads_custom_rule_sets_and_checks_their_names() {
     fs::rename(&from, dir.path().join("six-0123abcd_3_3_0_0.mtb")).unwrap();
     contains_all(&fails(&["stats", "--db", s(dir.path())]), &["six-0123abcd", "not `six-0123abcd`"], "renamed");
 }
+
+// ---------------------------------------------------------------------------
+// reach
+
+/// `morris reach` on Three Men's Morris: every one of its 540 canonical
+/// positions can arise, and on the board 3,870, counted by hand: 1 start,
+/// 9 after one stone, 9·8 = 72 after two, 9·C(8,2) = 252, C(9,2)·C(7,2) =
+/// 756, C(9,3)·C(6,2) = 1,260 (Black's two stones make no line, White's
+/// three may), and with three stones each C(9,3)·C(6,3) = 1,680 less the
+/// 8·20 = 160 where the side to move has a line (the game ended a move
+/// before). A rerun keeps the 7 bitmaps; without the placement tables it
+/// names them and fails.
+#[test]
+fn reach_counts_three_mens_morris_and_names_missing_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    ok(&["solve", "--rules", "three", "--db", s(&db), "-q"]);
+    let err = fails(&["reach", "--rules", "three", "--db", s(&db)]);
+    contains_all(&err, &["lacks the tables of 6 sectors", "0-0-3-3", "--phase all"], "reach without placement");
+    ok(&["solve", "--rules", "three", "--phase", "all", "--db", s(&db), "-q"]);
+    let out = ok(&["reach", "--db", s(&db)]);
+    contains_all(&out, &["540 of 540 canonical positions reachable", "3870 positions on the board"], "reach");
+    let csv = ok(&["reach", "--db", s(&db), "--format", "csv"]);
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        rows[0],
+        "sector,positions,reachable,wins,draws,losses,board_reachable,board_wins,board_draws,board_losses,rules"
+    );
+    let board: Vec<(String, u64)> = rows[1..]
+        .iter()
+        .map(|r| {
+            let f: Vec<&str> = r.split(',').collect();
+            (f[0].to_string(), f[6].parse().unwrap())
+        })
+        .collect();
+    let expected = [
+        ("3-3", 1520),
+        ("2-3-1-0", 1260),
+        ("2-2-1-1", 756),
+        ("1-2-2-1", 252),
+        ("1-1-2-2", 72),
+        ("0-1-3-2", 9),
+        ("0-0-3-3", 1),
+        ("all", 3870),
+    ];
+    assert_eq!(board, expected.map(|(s, n)| (s.to_string(), n)));
+    assert!(out.lines().last().unwrap().contains("7 bitmaps"), "{out}");
+    let again = ok(&["reach", "--db", s(&db)]);
+    contains_all(&again, &["(7 already on disk, kept)", "3870 positions on the board"], "rerun");
+    assert!(db.join("three_3_3_0_0.reach").is_file());
+}
