@@ -161,7 +161,7 @@ impl ReachMap {
         let path = reach_path(dir, rules, sector);
         // Guarded: the server opens it per request (a file truncated
         // underneath reads as zeros, not SIGBUS).
-        let found = path.exists().then(|| path.clone());
+        let found = crate::store::may_exist(&path).then(|| path.clone());
         MappedFile::open_found(found, path, rules, sector, expected_entries, true)
     }
 

@@ -291,10 +291,7 @@ impl Store {
         [FileKind::Dtm, FileKind::Compressed]
             .into_iter()
             .map(|k| self.path(rules.name(), sector, k))
-            // A path that cannot be checked (a directory we may not search)
-            // is taken: opening it then says why it cannot be read, where
-            // `exists` would call it missing.
-            .find(|p| !matches!(p.try_exists(), Ok(false)))
+            .find(|p| may_exist(p))
     }
 
     /// Every table file in the directory whose name parses, sorted by rule
@@ -432,6 +429,13 @@ impl Store {
         let suffix = format!(".{TEMPORARY_SUFFIX}");
         Ok(file_names(&self.dir)?.into_iter().filter(|n| n.ends_with(&suffix)).map(|n| self.dir.join(n)).collect())
     }
+}
+
+/// Whether a file should be opened at `path`: it exists, or it cannot be
+/// told (a directory we may not search). Opening it then says why it cannot
+/// be read, where [`Path::exists`] would call it missing.
+pub(crate) fn may_exist(path: &Path) -> bool {
+    !matches!(path.try_exists(), Ok(false))
 }
 
 #[cfg(test)]

@@ -509,9 +509,7 @@ impl WdlTable {
         guarded: bool,
     ) -> Result<WdlTable, TableError> {
         let path = wdl_path(dir, rules, sector);
-        // A path that cannot be checked (a directory we may not search) is
-        // tried: opening it then says why it cannot be read.
-        let found = (!matches!(path.try_exists(), Ok(false))).then(|| path.clone());
+        let found = crate::store::may_exist(&path).then(|| path.clone());
         WdlTable::open_found(found, path, rules, sector, expected_entries, guarded)
     }
 
