@@ -21,7 +21,7 @@ use morris_db::{Position, RuleSet, TableError};
 pub fn reachable(dir: &Path, rules: &RuleSet, pos: &Position) -> Result<Option<bool>, TableError> {
     let sector = pos.sector();
     let Ok(index) = rules.sector_index(sector) else { return Ok(None) };
-    match ReachMap::open(dir, rules, sector, index.len()) {
+    match ReachMap::open_guarded(dir, rules, sector, index.len()) {
         Ok(map) => Ok(Some(map.contains(index.index(pos.us(), pos.them())))),
         Err(TableError::Missing { .. }) => Ok(None),
         Err(e) => Err(e),

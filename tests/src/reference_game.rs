@@ -39,7 +39,7 @@
 //! that resolves nothing ends the iteration; what is left is drawn.
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 pub use crate::reference::RefValue;
 
@@ -128,22 +128,24 @@ impl RefGame {
         RefGame::new(name, &points, &lines, 3, false, true)
     }
 
+    /// The mills of the 16-point board: the 8 sides of its two squares
+    /// (the 17-point board has them too).
+    const SQUARE_SIDES: [[&str; 3]; 8] = [
+        ["b6", "d6", "f6"],
+        ["f6", "f4", "f2"],
+        ["f2", "d2", "b2"],
+        ["b2", "b4", "b6"],
+        ["c5", "d5", "e5"],
+        ["e5", "e4", "e3"],
+        ["e3", "d3", "c3"],
+        ["c3", "c4", "c5"],
+    ];
+
     /// The 16-point board (Six Men's Morris) with `stones` stones per
     /// player, with or without flying.
     pub fn sixteen(stones: u8, flying: bool) -> RefGame {
         let points = ["b6", "d6", "f6", "f4", "f2", "d2", "b2", "b4", "c5", "d5", "e5", "e4", "e3", "d3", "c3", "c4"];
-        // The 8 ring sides are the mills.
-        let mills = [
-            ["b6", "d6", "f6"],
-            ["f6", "f4", "f2"],
-            ["f2", "d2", "b2"],
-            ["b2", "b4", "b6"],
-            ["c5", "d5", "e5"],
-            ["e5", "e4", "e3"],
-            ["e3", "d3", "c3"],
-            ["c3", "c4", "c5"],
-        ];
-        let mut game = RefGame::new("sixteen", &points, &mills, stones, flying, false);
+        let mut game = RefGame::new("sixteen", &points, &Self::SQUARE_SIDES, stones, flying, false);
         // The short spokes join the rings; they are no mills.
         for (a, b) in [("b4", "c4"), ("d6", "d5"), ("f4", "e4"), ("d2", "d3")] {
             let i = points.iter().position(|&p| p == a).unwrap();
@@ -163,16 +165,7 @@ impl RefGame {
     pub fn seventeen(stones: u8, flying: bool) -> RefGame {
         let points =
             ["b6", "d6", "f6", "f4", "f2", "d2", "b2", "b4", "c5", "d5", "e5", "e4", "e3", "d3", "c3", "c4", "d4"];
-        let mut lines = vec![
-            ["b6", "d6", "f6"],
-            ["f6", "f4", "f2"],
-            ["f2", "d2", "b2"],
-            ["b2", "b4", "b6"],
-            ["c5", "d5", "e5"],
-            ["e5", "e4", "e3"],
-            ["e3", "d3", "c3"],
-            ["c3", "c4", "c5"],
-        ];
+        let mut lines = Self::SQUARE_SIDES.to_vec();
         let row = ["b4", "c4", "d4", "e4", "f4"];
         let column = ["d6", "d5", "d4", "d3", "d2"];
         for run in [row, column] {
@@ -398,6 +391,24 @@ impl RefGame {
     /// The start position: empty board, White to move, both hands full.
     pub fn start(&self) -> RefPos {
         RefPos { us: 0, them: 0, us_hand: self.stones, them_hand: self.stones }
+    }
+
+    /// Every position reached from the start with the reference's moves,
+    /// by a depth-first search (terminal positions included: a position is
+    /// reached when a move leads to it).
+    pub fn reachable(&self) -> FxHashSet<RefPos> {
+        let start = self.start();
+        let mut seen = FxHashSet::default();
+        seen.insert(start);
+        let mut frontier = vec![start];
+        while let Some(p) = frontier.pop() {
+            for c in self.children(p) {
+                if seen.insert(c) {
+                    frontier.push(c);
+                }
+            }
+        }
+        seen
     }
 }
 

@@ -787,6 +787,15 @@ impl Position {
     pub fn perft(&self, rules: &RuleSet, depth: u32) -> u64 {
         perft(rules, self.us(), self.them(), self.us_in_hand(), self.them_in_hand(), depth)
     }
+
+    /// Every legal move in the notation of `rules`' board ([`Move::notation`]:
+    /// `d2`, `a1-a4`, `d2xa7`), sorted as strings; empty where the side to
+    /// move has none.
+    pub fn legal_move_names(&self, rules: &RuleSet) -> Vec<String> {
+        let mut names: Vec<String> = self.legal_moves(rules).iter().map(|m| m.notation(rules.board())).collect();
+        names.sort();
+        names
+    }
 }
 
 #[cfg(test)]
@@ -798,9 +807,7 @@ mod tests {
     }
 
     fn notations(rules: &RuleSet, p: &Position) -> Vec<String> {
-        let mut v: Vec<String> = p.legal_moves(rules).iter().map(|m| m.notation(rules.board())).collect();
-        v.sort();
-        v
+        p.legal_move_names(rules)
     }
 
     #[test]

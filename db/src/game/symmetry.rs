@@ -170,12 +170,9 @@ mod tests {
         assert_eq!(Board::nine_point(false).symmetries().len(), 8);
     }
 
-    /// Every board's symmetries are closed under composition and each has
-    /// an inverse: [`SymmetryGroup::of`] relies on this (checked here by
-    /// hand, and through the table every board builds).
-    #[test]
-    fn symmetries_form_a_group_on_every_board() {
-        for board in [
+    /// One board of each kind the rule sets use.
+    fn every_board() -> [Board; 7] {
+        [
             Board::twenty_four(false),
             Board::twenty_four(true),
             Board::sixteen(),
@@ -183,7 +180,15 @@ mod tests {
             Board::sesotho(),
             Board::nine_point(true),
             Board::nine_point(false),
-        ] {
+        ]
+    }
+
+    /// Every board's symmetries are closed under composition and each has
+    /// an inverse: [`SymmetryGroup::of`] relies on this (checked here by
+    /// hand, and through the table every board builds).
+    #[test]
+    fn symmetries_form_a_group_on_every_board() {
+        for board in every_board() {
             let syms = board.symmetries();
             for a in syms {
                 let mut has_inverse = false;
@@ -218,13 +223,7 @@ mod tests {
     /// lost or gained).
     #[test]
     fn symmetries_map_lines_to_lines_and_adjacency_to_adjacency() {
-        for board in [
-            Board::twenty_four(false),
-            Board::twenty_four(true),
-            Board::sixteen(),
-            Board::seventeen(),
-            Board::sesotho(),
-        ] {
+        for board in every_board() {
             let n = board.len() as Point;
             let pairs: Vec<(Point, Point)> = (0..n)
                 .flat_map(|a| (0..n).map(move |b| (a, b)))

@@ -112,6 +112,10 @@ pub trait OwnFields: Clone + std::fmt::Debug + PartialEq + Eq {
     /// [`TableError::Corrupt`] naming the first part that is wrong (see
     /// [`check_file_size`]).
     fn layout(header: &Header<Self>, map: &[u8], path: &Path) -> Result<Self::Layout, TableError>;
+    /// Where `sector`'s file of `rules` lies in `dir`: the file a reader
+    /// opens (`None` when there is none, [`crate::store::may_exist`]) and
+    /// the path an error names when it is missing.
+    fn locate(dir: &Path, rules: &RuleSet, sector: Sector) -> (Option<PathBuf>, PathBuf);
 }
 
 /// Checks that a mapped file of `len` bytes is the header and
@@ -354,8 +358,7 @@ fn shrank_error(path: &Path, mapped: usize) -> TableError {
 /// the payload checksum is checked by [`MappedFile::verify_checksum`] (a
 /// full read).
 ///
-/// A file opened guarded ([`Table::open_guarded`](crate::Table::open_guarded),
-/// [`WdlTable::open_guarded`](crate::wdl::WdlTable::open_guarded)) survives
+/// A file opened guarded ([`MappedFile::open_guarded`]) survives
 /// being truncated underneath: a read past the new end finds zeros instead
 /// of killing the process, and [`MappedFile::check_intact`] reports it
 /// (see [`crate::mapped::Guard`]). [`MappedFile::is_current`] tells whether
@@ -445,18 +448,51 @@ impl<F: OwnFields> MappedFile<F> {
         Ok(file)
     }
 
-    /// Opens `found`, the file of `sector` of `rules`, and checks that it
-    /// belongs to that rule set and sector and has `expected_entries`
-    /// slots; `None` when there is none, `missing` then being the path
-    /// named in the error. `guarded`: see [`MappedFile::open_mapped`].
+    /// Opens `sector`'s file of `rules` in `dir` (the file
+    /// [`OwnFields::locate`] finds: for a DTM table the `.mtb` file, else
+    /// the compressed `.mtz` one) and checks that it belongs to that rule
+    /// set and sector and has `expected_entries` slots.
+    ///
+    /// # Errors
+    /// [`TableError::Missing`] when the file does not exist,
+    /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`],
+    /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
+    pub fn open(
+        dir: &Path,
+        rules: &RuleSet,
+        sector: Sector,
+        expected_entries: u64,
+    ) -> Result<MappedFile<F>, TableError> {
+        MappedFile::open_located(F::locate(dir, rules, sector), rules, sector, expected_entries, false)
+    }
+
+    /// As [`MappedFile::open`], the mapping guarded against the file
+    /// shrinking underneath ([`Guard`]): for long-running readers such as a
+    /// server, which call [`MappedFile::check_intact`] after reading.
+    ///
+    /// # Errors
+    /// As [`MappedFile::open`].
+    pub fn open_guarded(
+        dir: &Path,
+        rules: &RuleSet,
+        sector: Sector,
+        expected_entries: u64,
+    ) -> Result<MappedFile<F>, TableError> {
+        MappedFile::open_located(F::locate(dir, rules, sector), rules, sector, expected_entries, true)
+    }
+
+    /// Opens `found`, the file of `sector` of `rules` that
+    /// [`OwnFields::locate`] found, and checks that it belongs to that rule
+    /// set and sector and has `expected_entries` slots; `None` when there
+    /// is none, `missing` then being the path named in the error.
+    /// `guarded`: see [`MappedFile::open_mapped`].
     ///
     /// # Errors
     /// [`TableError::Missing`], [`TableError::RuleSetMismatch`],
     /// [`TableError::SectorMismatch`], [`TableError::Corrupt`] and
     /// [`TableError::Io`] as their names say.
-    pub(crate) fn open_found(
-        found: Option<PathBuf>,
-        missing: PathBuf,
+    fn open_located(
+        (found, missing): (Option<PathBuf>, PathBuf),
         rules: &RuleSet,
         sector: Sector,
         expected_entries: u64,

@@ -89,6 +89,13 @@ impl OwnFields for ReachFields {
         Ok(())
     }
 
+    /// The bitmap beside the tables ([`reach_path`]); missing when
+    /// `morris reach` has not been run.
+    fn locate(dir: &Path, rules: &RuleSet, sector: Sector) -> (Option<PathBuf>, PathBuf) {
+        let path = reach_path(dir, rules, sector);
+        (crate::store::may_exist(&path).then(|| path.clone()), path)
+    }
+
     fn to_bytes(&self) -> [u8; 8] {
         self.source_checksum.to_le_bytes()
     }
@@ -148,23 +155,6 @@ pub fn reach_path(dir: &Path, rules: &RuleSet, sector: Sector) -> PathBuf {
 }
 
 impl ReachMap {
-    /// Opens `sector`'s reachability bitmap of `rules` in `dir` and checks
-    /// its header against the rule set, the sector and `expected_entries`
-    /// slots, and its size.
-    ///
-    /// # Errors
-    /// [`TableError::Missing`] when there is no bitmap (`morris reach` has
-    /// not been run), [`TableError::RuleSetMismatch`],
-    /// [`TableError::SectorMismatch`], [`TableError::Corrupt`] and
-    /// [`TableError::Io`] as their names say.
-    pub fn open(dir: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<ReachMap, TableError> {
-        let path = reach_path(dir, rules, sector);
-        // Guarded: the server opens it per request (a file truncated
-        // underneath reads as zeros, not SIGBUS).
-        let found = crate::store::may_exist(&path).then(|| path.clone());
-        MappedFile::open_found(found, path, rules, sector, expected_entries, true)
-    }
-
     /// Whether the position at `slot` is reachable; `false` past the end.
     #[inline]
     pub fn contains(&self, slot: u64) -> bool {

@@ -166,6 +166,12 @@ impl OwnFields for DtmFields {
         Ok(None)
     }
 
+    /// The `.mtb` table, else the `.mtz` one ([`Store::dtm_file`]).
+    fn locate(dir: &Path, rules: &RuleSet, sector: Sector) -> (Option<PathBuf>, PathBuf) {
+        let store = Store::new(dir);
+        (store.dtm_file(rules, sector), store.table_path(rules, sector))
+    }
+
     fn to_bytes(&self) -> [u8; 8] {
         let mut b = [0u8; 8];
         b[0..4].copy_from_slice(&self.max_win.to_le_bytes());
@@ -291,51 +297,6 @@ pub(crate) fn write_checked(
 pub type Table = MappedFile<DtmFields>;
 
 impl Table {
-    /// Opens `sector`'s table of `rules` in `dir` (the `.mtb` file, else the
-    /// compressed `.mtz` one) and checks that it belongs to that rule set
-    /// and sector and has `expected_entries` entries.
-    ///
-    /// # Errors
-    /// [`TableError::Missing`] when the file does not exist,
-    /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`],
-    /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
-    pub fn open(dir: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<Table, TableError> {
-        Table::open_in(dir, rules, sector, expected_entries, false)
-    }
-
-    /// As [`Table::open`], the mapping guarded against the file shrinking
-    /// underneath ([`crate::mapped::Guard`]): for long-running readers such
-    /// as a server, which call [`MappedFile::check_intact`] after reading.
-    ///
-    /// # Errors
-    /// As [`Table::open`].
-    pub fn open_guarded(
-        dir: &Path,
-        rules: &RuleSet,
-        sector: Sector,
-        expected_entries: u64,
-    ) -> Result<Table, TableError> {
-        Table::open_in(dir, rules, sector, expected_entries, true)
-    }
-
-    fn open_in(
-        dir: &Path,
-        rules: &RuleSet,
-        sector: Sector,
-        expected_entries: u64,
-        guarded: bool,
-    ) -> Result<Table, TableError> {
-        let store = Store::new(dir);
-        Table::open_found(
-            store.dtm_file(rules, sector),
-            store.table_path(rules, sector),
-            rules,
-            sector,
-            expected_entries,
-            guarded,
-        )
-    }
-
     /// Whether the table is stored compressed ([`crate::compressed`]).
     pub fn is_compressed(&self) -> bool {
         self.layout().is_some()
@@ -606,8 +567,9 @@ mod tests {
     /// read past the new end finds something, and `check_intact` then says
     /// the file shrank, naming it; a guarded table of another file is not
     /// affected, and reopening the truncated one fails on its size.
-    #[test]
-    fn a_guarded_table_truncated_underneath_reports_it() {
+    /// A directory with `nine`'s tables 3-3 and 4-3, both holding
+    /// [`many_entries`]`(100_000, 0)`.
+    fn two_tables_of_100_000() -> (tempfile::TempDir, RuleSet, Vec<u16>) {
         let dir = tempfile::tempdir().unwrap();
         let rules = RuleSet::preset("nine").unwrap();
         let entries = many_entries(100_000, 0);
@@ -615,6 +577,12 @@ mod tests {
             let header = TableHeader::for_entries(&rules, sector, &entries);
             write_table(&table_path(dir.path(), &rules, sector), &header, &entries).unwrap();
         }
+        (dir, rules, entries)
+    }
+
+    #[test]
+    fn a_guarded_table_truncated_underneath_reports_it() {
+        let (dir, rules, entries) = two_tables_of_100_000();
         let open = |s| Table::open_guarded(dir.path(), &rules, s, 100_000).unwrap();
         let (shrunk, other) = (open(Sector::sliding(3, 3)), open(Sector::sliding(4, 3)));
         assert_eq!(shrunk.entry(90_000), Some(entries[90_000]));
@@ -654,13 +622,7 @@ mod tests {
             assert_eq!(status.signal(), Some(libc::SIGBUS), "{status:?}");
             return;
         }
-        let dir = tempfile::tempdir().unwrap();
-        let rules = RuleSet::preset("nine").unwrap();
-        let entries = many_entries(100_000, 0);
-        for sector in [Sector::sliding(3, 3), Sector::sliding(4, 3)] {
-            let header = TableHeader::for_entries(&rules, sector, &entries);
-            write_table(&table_path(dir.path(), &rules, sector), &header, &entries).unwrap();
-        }
+        let (dir, rules, _) = two_tables_of_100_000();
         let _guarded = Table::open_guarded(dir.path(), &rules, Sector::sliding(4, 3), 100_000).unwrap();
         let plain = Table::open(dir.path(), &rules, Sector::sliding(3, 3), 100_000).unwrap();
         let path = table_path(dir.path(), &rules, Sector::sliding(3, 3));

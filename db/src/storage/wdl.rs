@@ -243,6 +243,11 @@ impl OwnFields for WdlFields {
 
     type Layout = WdlLayout;
 
+    fn locate(dir: &Path, rules: &RuleSet, sector: Sector) -> (Option<PathBuf>, PathBuf) {
+        let path = wdl_path(dir, rules, sector);
+        (crate::store::may_exist(&path).then(|| path.clone()), path)
+    }
+
     fn layout(header: &WdlHeader, map: &[u8], path: &Path) -> Result<WdlLayout, TableError> {
         match header.encoding {
             ENCODING_WDL_BASE3_ZSTD => {
@@ -475,44 +480,6 @@ fn check_read_back(tmp: &Path, h: &WdlHeader, table: &Table) -> Result<(), Table
 pub type WdlTable = MappedFile<WdlFields>;
 
 impl WdlTable {
-    /// Opens `sector`'s WDL file of `rules` in `dir` and checks that it
-    /// belongs to that rule set and sector and has `expected_entries` slots.
-    ///
-    /// # Errors
-    /// [`TableError::Missing`] when the file does not exist,
-    /// [`TableError::RuleSetMismatch`], [`TableError::SectorMismatch`],
-    /// [`TableError::Corrupt`] and [`TableError::Io`] as their names say.
-    pub fn open(dir: &Path, rules: &RuleSet, sector: Sector, expected_entries: u64) -> Result<WdlTable, TableError> {
-        WdlTable::open_in(dir, rules, sector, expected_entries, false)
-    }
-
-    /// As [`WdlTable::open`], the mapping guarded against the file
-    /// shrinking underneath ([`crate::mapped::Guard`]; see
-    /// [`crate::Table::open_guarded`]).
-    ///
-    /// # Errors
-    /// As [`WdlTable::open`].
-    pub fn open_guarded(
-        dir: &Path,
-        rules: &RuleSet,
-        sector: Sector,
-        expected_entries: u64,
-    ) -> Result<WdlTable, TableError> {
-        WdlTable::open_in(dir, rules, sector, expected_entries, true)
-    }
-
-    fn open_in(
-        dir: &Path,
-        rules: &RuleSet,
-        sector: Sector,
-        expected_entries: u64,
-        guarded: bool,
-    ) -> Result<WdlTable, TableError> {
-        let path = wdl_path(dir, rules, sector);
-        let found = crate::store::may_exist(&path).then(|| path.clone());
-        WdlTable::open_found(found, path, rules, sector, expected_entries, guarded)
-    }
-
     /// Whether the file is in one of the smaller forms (zstd or grouped).
     pub fn is_compressed(&self) -> bool {
         self.coding() != WdlCoding::Plain

@@ -418,9 +418,7 @@ fn pos(rules: &RuleSet, text: &str) -> Position {
 }
 
 fn notations(rules: &RuleSet, p: &Position) -> Vec<String> {
-    let mut v: Vec<String> = p.legal_moves(rules).iter().map(|m| m.notation(rules.board())).collect();
-    v.sort();
-    v
+    p.legal_move_names(rules)
 }
 
 #[test]

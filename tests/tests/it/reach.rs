@@ -60,24 +60,6 @@ fn sector_of(p: RefPos) -> Sector {
     Sector { w: p.us.count_ones() as u8, b: p.them.count_ones() as u8, wh: p.us_hand, bh: p.them_hand }
 }
 
-/// Every position reached from the start with the reference's moves
-/// (terminal positions included: a position is reached when a move leads
-/// to it).
-fn reference_reachable(game: &RefGame) -> HashSet<RefPos> {
-    let start = game.start();
-    let mut seen: HashSet<RefPos> = HashSet::default();
-    seen.insert(start);
-    let mut frontier = vec![start];
-    while let Some(p) = frontier.pop() {
-        for c in game.children(p) {
-            if seen.insert(c) {
-                frontier.push(c);
-            }
-        }
-    }
-    seen
-}
-
 /// The bitmaps of a database directory, opened.
 struct Bitmaps {
     rules: RuleSet,
@@ -120,7 +102,7 @@ fn agree(rules: RuleSet, game: RefGame) -> (u64, u64) {
 
     // The reference's positions per sector: their slots, and their count
     // and values on the board.
-    let reached = reference_reachable(&game);
+    let reached = game.reachable();
     let mut slots: HashMap<Sector, HashSet<u64>> = HashMap::default();
     let mut board: HashMap<Sector, [u64; 4]> = HashMap::default();
     let (mut total, mut after_capture) = (0u64, 0u64);

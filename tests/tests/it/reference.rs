@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use std::sync::OnceLock;
 
-use morris_db::{Color, RuleSet, Setup, Value};
+use morris_db::{Color, RuleSet, Setup};
 use morris_probe::Database;
 use morris_solver::{solve_sliding, SolveOptions};
 use morris_tests::{assert_no_mismatches, ref_children_in, solve_small, Game, RefValue, REF_POINTS};
@@ -317,13 +317,7 @@ fn real_solver_agrees(preset: &str, game: Game) {
                 let setup = Setup { white, black: black_set, side_to_move: side, white_in_hand: 0, black_in_hand: 0 };
                 let pos = setup.validate(db.rules()).expect("a sliding position of the reference");
                 let got = prober.value(&pos);
-                let agrees = matches!(
-                    (expected, &got),
-                    (RefValue::Win(a), Ok(Value::Win(b))) if a == b.get()
-                ) || matches!(
-                    (expected, &got),
-                    (RefValue::Loss(a), Ok(Value::Loss(b))) if a == b.get()
-                ) || matches!((expected, &got), (RefValue::Draw, Ok(Value::Draw)));
+                let agrees = crate::common::agrees(expected, &got);
                 (!agrees).then(|| {
                     let (w, b) = if black { (them, us) } else { (us, them) };
                     let side = if black { 'b' } else { 'w' };

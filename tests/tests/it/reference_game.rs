@@ -25,7 +25,7 @@
 use std::time::Instant;
 
 use morris_db::rules::{Flying, Removal};
-use morris_db::{Color, Overrides, RuleSet, Setup, Value};
+use morris_db::{Color, Overrides, RuleSet, Setup};
 use morris_probe::{Database, ProbeError};
 use morris_solver::solve_all;
 use morris_tests::assert_no_mismatches;
@@ -120,13 +120,7 @@ fn agree(rules: RuleSet, game: RefGame) -> RefValue {
             for &side in sides {
                 let pos = Setup::from_relative(convert(p.us), convert(p.them), side, p.us_hand, p.them_hand);
                 let got = pos.validate(&rules).map_err(ProbeError::from).and_then(|pos| db.value(&pos));
-                let agrees = matches!(
-                    (expected, &got),
-                    (RefValue::Win(a), Ok(Value::Win(b))) if a == b.get()
-                ) || matches!(
-                    (expected, &got),
-                    (RefValue::Loss(a), Ok(Value::Loss(b))) if a == b.get()
-                ) || matches!((expected, &got), (RefValue::Draw, Ok(Value::Draw)))
+                let agrees = crate::common::agrees(expected, &got)
                     // No game reaches a position whose opponent has no stone
                     // on the board after a move (`unreachable_sectors.rs`):
                     // the solver skips its sector and the probe refuses it.

@@ -18,9 +18,7 @@ fn pos(rules: &RuleSet, text: &str) -> Position {
 
 /// The legal moves in notation, sorted.
 fn moves(rules: &RuleSet, p: &Position) -> Vec<String> {
-    let mut v: Vec<String> = p.legal_moves(rules).iter().map(|m| m.notation(rules.board())).collect();
-    v.sort();
-    v
+    p.legal_move_names(rules)
 }
 
 fn per_mill(preset: &str) -> RuleSet {

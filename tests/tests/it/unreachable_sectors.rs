@@ -10,23 +10,13 @@
 
 use morris_db::{Overrides, RuleSet, Sector};
 use morris_solver::placement::placement_sectors;
-use morris_tests::reference_game::{RefGame, RefPos};
+use morris_tests::reference_game::RefGame;
 use rustc_hash::FxHashSet as HashSet;
 
 /// Every sector reached from the start by legal play, as `w-b-wh-bh` from
 /// the side to move's point of view.
 fn reached_sectors(game: &RefGame) -> (HashSet<Sector>, usize) {
-    let start = game.start();
-    let mut seen: HashSet<RefPos> = HashSet::default();
-    seen.insert(start);
-    let mut frontier = vec![start];
-    while let Some(p) = frontier.pop() {
-        for c in game.children(p) {
-            if seen.insert(c) {
-                frontier.push(c);
-            }
-        }
-    }
+    let seen = game.reachable();
     let sectors = seen
         .iter()
         .map(|p| Sector { w: p.us.count_ones() as u8, b: p.them.count_ones() as u8, wh: p.us_hand, bh: p.them_hand })

@@ -172,9 +172,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
                 writeln!(out, "value: {v:?}, {}", describe(v, human))?;
             }
             "moves" => {
-                let mut names: Vec<String> = pos.legal_moves(rules).iter().map(|m| m.notation(board)).collect();
-                names.sort();
-                writeln!(out, "legal moves: {}", names.join(" "))?;
+                writeln!(out, "legal moves: {}", pos.legal_move_names(rules).join(" "))?;
             }
             "hint" => {
                 if let Some((mv, v)) = db.best_move(&pos)? {

@@ -412,8 +412,7 @@ fn analyze_and_bestmove_of_a_draw() {
             (it.next().unwrap().to_string(), it.next().unwrap().to_string())
         })
         .collect();
-    let mut legal: Vec<String> = pos.legal_moves(&rules).iter().map(|m| m.notation(rules.board())).collect();
-    legal.sort();
+    let legal = pos.legal_move_names(&rules);
     let mut listed: Vec<String> = moves.iter().map(|(m, _)| m.clone()).collect();
     listed.sort();
     assert_eq!(listed, legal, "analyze lists every legal move once");

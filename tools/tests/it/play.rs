@@ -59,8 +59,7 @@ fn you_win_by_playing_the_winning_capture() {
     assert_eq!(out.matches("Black to move; in hand").count(), 1, "{out}");
     assert!(out.contains("cannot read move `nonsense`"), "{out}");
     assert!(out.contains("value: Win(1), White wins in 1 ply"), "{out}");
-    let mut legal: Vec<String> = pos.legal_moves(&rules).iter().map(|m| m.notation(rules.board())).collect();
-    legal.sort();
+    let legal = pos.legal_move_names(&rules);
     assert!(out.contains(&format!("legal moves: {}", legal.join(" "))), "{out}");
     assert!(out.contains(&format!("hint: {best} (White wins in 1 ply)")), "{out}");
     assert!(out.contains("game over after 1 ply: Black is down to 2 stones; you win."), "{out}");

@@ -112,3 +112,17 @@ pub fn probe_slots(index: &SectorIndex, slots: &[u64], mut ask: impl FnMut(&Posi
     }
     answered
 }
+
+/// Whether `got`, a value our tables give, is `expected`, the reference
+/// solver's: the same outcome and, for a win or a loss, the same distance
+/// in plies.
+pub fn agrees<E>(expected: morris_tests::reference::RefValue, got: &Result<morris_db::Value, E>) -> bool {
+    use morris_db::Value;
+    use morris_tests::reference::RefValue;
+    match (expected, got) {
+        (RefValue::Win(a), Ok(Value::Win(b))) => a == b.get(),
+        (RefValue::Loss(a), Ok(Value::Loss(b))) => a == b.get(),
+        (RefValue::Draw, Ok(Value::Draw)) => true,
+        _ => false,
+    }
+}
