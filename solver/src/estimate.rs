@@ -16,25 +16,38 @@ use crate::Finished;
 
 /// Slots per second assumed for the time estimate on two cores, by the
 /// kind and size of the unit solved at once (a pair or a placement sector):
-/// small units stay in cache, large ones look up captures in large mapped
-/// tables at random. Measured on `nine` here, in one undisturbed run of all
-/// 49 sliding sectors (5,487 s; this model says 6,178 s): pairs of up to 50
-/// M slots at 2.2 to 22 M slots/s, up to 300 M at 2.2 to 9.8 M/s, larger
-/// ones (13 to 18 stones) at 1.23 to 2.59 M/s. Lasker placement pairs look
-/// up every placement in a solved table: 0.9 (6 stones) to 1.8 (5 stones)
-/// M slots/s measured, so a third of the sliding rate.
+/// small units stay in cache, large ones look up captures and placements in
+/// large tables at random. Calibrated on the one undisturbed solve of the
+/// whole of `nine` (2026-12-01, 2 cores, 7,403 s: `results/nine-runs.csv`),
+/// from its per-unit times (`results/nine-sliding-timing.csv`,
+/// `results/nine-placement-timing.csv`): each rate is the slots of the units
+/// of that kind and size divided by their seconds, so the model gives that
+/// run's 3,131 s of sliding pairs and 3,815 s of placement sectors back.
+/// Lasker placement pairs look up every placement in a solved table: 0.9
+/// (6 stones) to 1.8 (5 stones) M slots/s measured, so a third of the
+/// sliding rate. The code has become faster since that run, so the
+/// estimate errs long.
 pub fn estimated_rate(kind: UnitKind, unit_slots: u64) -> f64 {
-    let rate = match unit_slots {
-        0..=50_000_000 => 3.0e6,
-        50_000_001..=300_000_000 => 2.2e6,
-        _ => 1.4e6,
-    };
-    if kind == UnitKind::Lasker {
-        rate / 3.0
-    } else {
-        rate
+    // (slots up to, sliding pairs' rate, placement sectors' rate)
+    const RATES: [(u64, f64, f64); 4] = [
+        (5_000_000, 14.0e6, 9.2e6),
+        (50_000_000, 9.9e6, 7.3e6),
+        (300_000_000, 4.7e6, 5.2e6),
+        (u64::MAX, 2.73e6, 4.4e6),
+    ];
+    let &(_, sliding, placement) = RATES.iter().find(|r| unit_slots <= r.0).unwrap_or(&RATES[3]);
+    match kind {
+        UnitKind::Sliding => sliding,
+        UnitKind::Placement => placement,
+        UnitKind::Lasker => sliding / 3.0,
     }
 }
+
+/// Seconds per slot, on two cores, of what follows a unit's solve: writing
+/// its tables, checking them, and with `--compress` compressing them. The
+/// same run's 457 s for 27,860,688,626 slots (its wall time less the units'
+/// times); a solve without `--compress` takes less.
+pub const FINISH_SECONDS_PER_SLOT: f64 = 457.0 / 27_860_688_626.0;
 
 /// Cores of the machine on which [`estimated_rate`] was measured.
 pub const MEASURED_CORES: u32 = 2;
@@ -42,10 +55,12 @@ pub const MEASURED_CORES: u32 = 2;
 /// Speed-up of one thread to two, measured here (`morris bench`).
 const TWO_THREAD_SPEEDUP: f64 = 1.8;
 
-/// Seconds to solve `slots` slots of a unit of `kind` on one core: the
-/// time at [`estimated_rate`] on two cores times their measured speed-up.
+/// Seconds to solve `slots` slots of a unit of `kind` on one core, its
+/// tables written: the time at [`estimated_rate`] and
+/// [`FINISH_SECONDS_PER_SLOT`] on two cores times their measured speed-up.
 pub fn cpu_seconds(kind: UnitKind, slots: u64) -> f64 {
-    slots as f64 / estimated_rate(kind, slots) * TWO_THREAD_SPEEDUP
+    let slots = slots as f64;
+    (slots / estimated_rate(kind, slots as u64) + slots * FINISH_SECONDS_PER_SLOT) * TWO_THREAD_SPEEDUP
 }
 
 /// Speed-up on `cores` cores over one: `cores^0.85` (1.8 on 2 cores as
@@ -70,7 +85,9 @@ fn compressed_bytes(rules: &RuleSet, sector: Sector) -> i64 {
 pub struct Plan {
     missing: usize,
     slots: u64,
-    largest_unit_memory: u64,
+    /// The unit with the largest resident peak ([`Unit::peak_bytes`]):
+    /// its working memory and the tables it reads, bytes.
+    largest_unit: (u64, u64),
     seconds: f64,
     /// The most bytes the directory grows by at any time of the run.
     disk_peak: u64,
@@ -90,7 +107,7 @@ impl Plan {
     /// reader, its temporary file beside it while it is written.
     pub fn new(rules: &RuleSet, dir: &Path, max_stones: u32, placement: bool, finished: Finished) -> Plan {
         let mut plan =
-            Plan { missing: 0, slots: 0, largest_unit_memory: 0, seconds: 0.0, disk_peak: 0, disk_final: 0, finished };
+            Plan { missing: 0, slots: 0, largest_unit: (0, 0), seconds: 0.0, disk_peak: 0, disk_final: 0, finished };
         let all = units(rules, max_stones, placement);
         let releases = releases(rules, &all);
         let store = Store::new(dir);
@@ -112,7 +129,10 @@ impl Plan {
             }
             if slots > 0 {
                 plan.slots += slots;
-                plan.largest_unit_memory = plan.largest_unit_memory.max(unit.working_bytes(rules));
+                let sizes = (unit.working_bytes(rules), unit.input_bytes(rules));
+                if sizes.0 + sizes.1 > plan.largest_unit.0 + plan.largest_unit.1 {
+                    plan.largest_unit = sizes;
+                }
                 plan.seconds += cpu_seconds(unit.kind, slots) / speedup(MEASURED_CORES);
                 for input in unit.inputs(rules) {
                     if !plain.contains(&input) && !exists(input, FileKind::Dtm) {
@@ -166,9 +186,17 @@ impl Plan {
         self.slots
     }
 
-    /// Bytes of memory the largest unit needs, the process's base included.
+    /// Bytes resident at the solve's peak: the largest unit's
+    /// [`Unit::peak_bytes`](crate::unit::Unit::peak_bytes), its working
+    /// memory, the tables it reads and the process's base.
     pub fn memory(&self) -> u64 {
-        self.largest_unit_memory + BASE_MEMORY
+        self.largest_unit.0 + self.largest_unit.1 + BASE_MEMORY
+    }
+
+    /// Of [`Plan::memory`]: the largest unit's working memory and the
+    /// tables it reads, bytes.
+    pub fn memory_parts(&self) -> (u64, u64) {
+        self.largest_unit
     }
 
     /// The most bytes the directory grows by at any time of the run.
@@ -214,4 +242,62 @@ pub fn available_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The row of `results/nine-runs.csv` for `step`, by column name: the
+    /// figures of the one undisturbed whole solve of `nine`, measured, not
+    /// computed by this module.
+    fn measured(step: &str) -> std::collections::HashMap<String, f64> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/nine-runs.csv");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines = text.lines();
+        let names: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let row = lines.map(|l| l.split(',').collect::<Vec<_>>()).find(|r| r[0] == step).unwrap();
+        names.iter().zip(row).filter_map(|(n, v)| Some((n.to_string(), v.parse().ok()?))).collect()
+    }
+
+    /// `solve --phase all --compress` of `nine` into an empty directory is
+    /// estimated within 10% of the measured run's wall time, peak resident
+    /// memory and disk (peak and final). The rates were fitted to that
+    /// run's per-unit times, so this checks that the estimate adds them up
+    /// as the solver runs them (every unit, each kind at its rate, the
+    /// tables' writing, the compressed sizes), not the rates themselves.
+    #[test]
+    fn the_whole_of_nine_is_estimated_as_it_was_measured() {
+        let rules = RuleSet::preset("nine").unwrap();
+        let empty = tempfile::tempdir().unwrap();
+        let plan = Plan::new(&rules, empty.path(), u32::MAX, true, Finished::Compress);
+        let run = measured("solve");
+        let near = |what: &str, estimate: f64, measured: f64| {
+            let ratio = estimate / measured;
+            assert!((0.9..=1.1).contains(&ratio), "{what}: estimated {estimate:.3e}, measured {measured:.3e}");
+        };
+        assert_eq!(plan.missing(), 498);
+        near("seconds", plan.seconds(), run["wall_s"]);
+        near("peak memory", plan.memory() as f64, run["peak_rss_mib"] * (1u64 << 20) as f64);
+        near("disk at the peak", plan.disk_peak() as f64, run["disk_peak_gb"] * 1e9);
+        near("disk at the end", plan.disk_final() as f64, run["disk_final_gb"] * 1e9);
+    }
+
+    /// A solve fits only where both the disk at its peak and the memory at
+    /// its peak are free; an unknown figure does not refuse it.
+    #[test]
+    fn a_solve_that_needs_more_than_is_free_does_not_fit() {
+        let rules = RuleSet::preset("nine").unwrap();
+        let empty = tempfile::tempdir().unwrap();
+        let plan = Plan::new(&rules, empty.path(), u32::MAX, true, Finished::Compress);
+        let (disk, memory) = (plan.disk_peak(), plan.memory());
+        let free = |disk, memory| Free { disk, memory };
+        assert!(plan.fits(&free(Some(disk + 1), Some(memory + 1))));
+        assert!(!plan.fits(&free(Some(disk - 1), Some(memory + 1))));
+        assert!(!plan.fits(&free(Some(disk + 1), Some(memory - 1))));
+        assert!(plan.fits(&free(None, None)));
+        // Without compression the tables stay as they are: the disk grows.
+        let plain = Plan::new(&rules, empty.path(), u32::MAX, true, Finished::Keep);
+        assert!(!plain.fits(&free(Some(disk + 1), Some(memory + 1))));
+    }
 }

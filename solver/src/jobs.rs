@@ -17,7 +17,7 @@ use morris_db::table::table_path;
 use morris_db::RuleSet;
 
 use crate::estimate::{cpu_seconds, speedup};
-use crate::unit::{units, Unit, BASE_MEMORY};
+use crate::unit::{units, Unit};
 
 /// Slots per core a job asks for: a unit of `s` slots asks for
 /// `ceil(s / SLOTS_PER_CPU)` cores, at most `--max-cpus`.
@@ -69,7 +69,7 @@ impl Graph {
                 });
             let slots = unit.slots(rules);
             let cpus = slots.div_ceil(SLOTS_PER_CPU).clamp(1, max_cpus.max(1) as u64) as u32;
-            let memory = (unit.working_bytes(rules) + unit.input_bytes(rules) + BASE_MEMORY) * 11 / 10;
+            let memory = unit.peak_bytes(rules) * 11 / 10;
             let cpu = cpu_seconds(unit.kind, slots);
             jobs.push(Job { unit, after, cpus, memory, cpu_seconds: cpu, wall_seconds: cpu / speedup(cpus) });
         }

@@ -112,6 +112,16 @@ impl Unit {
     pub fn input_bytes(&self, rules: &RuleSet) -> u64 {
         self.inputs(rules).into_iter().map(|s| table_bytes(rules, s)).sum()
     }
+
+    /// Bytes resident at its peak: [`Unit::working_bytes`], the tables it
+    /// reads ([`Unit::input_bytes`]: a pair copies the large ones into
+    /// memory, a placement sector reads them mapped, page by page) and
+    /// [`BASE_MEMORY`]. On `nine`'s largest unit, 8-9/9-8, 7.17 GiB against
+    /// 6.77 GiB (6,937 MiB) measured as the whole solve's peak resident
+    /// memory (`results/nine-runs.csv`).
+    pub fn peak_bytes(&self, rules: &RuleSet) -> u64 {
+        self.working_bytes(rules) + self.input_bytes(rules) + BASE_MEMORY
+    }
 }
 
 /// Slots of one sector's table.

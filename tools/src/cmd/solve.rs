@@ -50,8 +50,9 @@ pub struct SolveArgs {
     /// sectors, then every placement sector down to the start position).
     #[arg(long, value_enum, default_value = "sliding")]
     phase: Phase,
-    /// Solve even when the estimate says the work does not fit.
-    #[arg(long)]
+    /// Solve even when the estimate says the work does not fit the free
+    /// memory or disk (`--yes` says the same).
+    #[arg(long, visible_alias = "yes")]
     force: bool,
     /// Also print, per solved pair, the time of each phase and the plies.
     #[arg(long, short)]

@@ -90,12 +90,14 @@ pub fn report_plan(
     let free = Plan::free(dir);
     writeln!(
         out,
-        "{} of {} to solve, {} slots: estimated {:.0} s on {MEASURED_CORES} cores, peak memory {}, disk {}{} (free: memory {}, disk {})",
+        "{} of {} to solve, {} slots: estimated {:.0} s on {MEASURED_CORES} cores, peak memory {} ({} working, {} of tables read), disk {}{} (free: memory {}, disk {})",
         plural(plan.missing() as u64, "table", "tables"),
         rules.name(),
         plan.slots(),
         plan.seconds(),
         gib(plan.memory()),
+        gib(plan.memory_parts().0),
+        gib(plan.memory_parts().1),
         gib(plan.disk_peak()),
         if plan.finished() == morris_solver::Finished::Compress {
             format!(
@@ -111,7 +113,7 @@ pub fn report_plan(
     )?;
     out.flush()?;
     if !plan.fits(&free) && !force {
-        anyhow::bail!("this solve does not fit this machine (figures above); --force to try anyway");
+        anyhow::bail!("this solve does not fit this machine (figures above); --yes (or --force) to try anyway");
     }
     Ok(())
 }
