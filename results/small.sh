@@ -32,6 +32,7 @@ if [ $# -eq 0 ]; then
     set -- three three-nodiagonal six six-flying five five-flying seven seven-flying \
         "six-fly4:--rules six --fly-at 4" "six-flyalways:--rules six --fly-at always" \
         "six-strict:--rules six --removal strict" "six-lenient:--rules six --removal lenient" \
+        "six-misere:--rules six --misere" \
         "lasker-5:--rules lasker --stones 5"
 fi
 [ -x "$morris" ] || { echo "$morris: not found; run cargo build --release first" >&2; exit 1; }
