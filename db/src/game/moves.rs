@@ -894,5 +894,15 @@ mod tests {
         let got = blocked.game_over(&noflying).unwrap();
         assert_eq!((got.outcome, got.reason), (Outcome::Loss(Color::Black), EndReason::Blocked));
         assert_eq!(got.why(), "Black cannot move");
+        // Misère (docs/rules.md): the same rules decide for the other player.
+        let misere = |r: &RuleSet| r.with_overrides(&crate::Overrides { misere: Some(true), ..Default::default() });
+        let nine_m = misere(&nine).unwrap();
+        let over = pos(&nine_m, "W:a1,d1,g4 B:a7,g7 b").game_over(&nine_m).unwrap();
+        assert_eq!((over.outcome, over.reason), (Outcome::Loss(Color::White), EndReason::FewerThanThree(2)));
+        assert_eq!(over.to_string(), "White has lost: Black is down to 2 stones (misère)");
+        let noflying_m = misere(&noflying).unwrap();
+        let got = pos(&noflying_m, "W:a4,d1,b4,c4,d2,d3 B:a1,b2,c3 b").game_over(&noflying_m).unwrap();
+        assert_eq!((got.outcome, got.reason), (Outcome::Loss(Color::White), EndReason::Blocked));
+        assert_eq!(got.why(), "Black cannot move");
     }
 }
