@@ -5,7 +5,7 @@
 #
 # results/NAME-sliding.csv and -placement.csv (`morris stats --format csv`,
 # sliding sectors named w-b, placement sectors w-b-wh-bh),
-# results/NAME-longest.csv (`--longest 10`), and NAME's row of
+# results/NAME-longest.csv (`--longest 10 --reachable no`), and NAME's row of
 # results/values.csv (`morris value --no-solve`, with SOLVE_S and VERIFY_S
 # as its times (either may be empty: left empty in the row); other rows
 # kept), which it prints. Needs $morris set and `set -e` in the caller.
@@ -20,7 +20,9 @@ write_results() {
     awk -F, 'NR > 1 && split($1, s, "-") == 2' "$db.stats.csv" >> "results/$name-sliding.csv"
     awk -F, 'NR > 1 && split($1, s, "-") == 4' "$db.stats.csv" >> "results/$name-placement.csv"
     rm -f "$db.stats.csv"
-    "$morris" stats --longest 10 --format csv --db "$db" > "results/$name-longest.csv"
+    # Every position of the tables, reachable or not (the bitmaps, when
+    # there, would make `--reachable auto` filter).
+    "$morris" stats --longest 10 --reachable no --format csv --db "$db" > "results/$name-longest.csv"
     # An empty time is left out (`morris value` refuses an empty number);
     # a failing `morris value` stops the calling script (set -e), where a
     # pipe into `tail` would have written an empty row.

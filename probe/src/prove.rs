@@ -503,7 +503,8 @@ impl<'a> Prover<'a> {
     fn immediate(&mut self, us: Bitboard, them: Bitboard, uh: u8, th: u8) -> Result<Option<Score>, ProbeError> {
         let rules = self.db.rules();
         if us.count_ones() + uh as u32 <= 2 {
-            return Ok(Some(-1));
+            // Decided: lost, or won under misère.
+            return Ok(Some(signed(rules.decided_value())));
         }
         if rules.line_wins() && rules.has_line(them) {
             return Ok(Some(-1));

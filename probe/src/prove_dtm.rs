@@ -79,7 +79,8 @@ impl DtmSearch<'_> {
     fn value(&mut self, us: Bitboard, them: Bitboard, uh: u8, th: u8) -> Result<Value, ProbeError> {
         let rules = self.db.rules();
         if us.count_ones() + uh as u32 <= 2 || (rules.line_wins() && rules.has_line(them)) {
-            return Ok(Value::LOST);
+            // Decided: lost, or won under misère.
+            return Ok(rules.decided_value());
         }
         let (w, b) = (us.count_ones() as u8, them.count_ones() as u8);
         if uh == 0 && th == 0 {

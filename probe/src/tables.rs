@@ -139,7 +139,9 @@ pub trait Encoding: sealed::Sealed + Send + Sync + Debug + 'static {
     }
 
     /// The answer for a side to move that has lost (fewer than 3 stones, or
-    /// the opponent has a line where a line wins).
+    /// the opponent has a line where a line wins); under misère the game is
+    /// decided the other way, which is this answer's [`Answer::back`]
+    /// ([`RuleSet::decided_value`]).
     fn lost(&self) -> Self::Answer;
 
     /// The file name looked for and a hint on what to do, for
@@ -475,7 +477,8 @@ impl<E: Encoding> Tables<E> {
     /// As [`check_position`], and the errors of [`Tables::table`].
     pub fn value(&self, pos: &Position) -> Result<E::Answer, ProbeError> {
         if check_position(&self.shared.rules, pos)? {
-            return Ok(self.shared.encoding.lost());
+            let lost = self.shared.encoding.lost();
+            return Ok(if self.shared.rules.misere() { lost.back() } else { lost });
         }
         let table = self.table(pos.sector())?;
         let answer = self.shared.encoding.lookup(&table, &self.shared.rules, None, pos.us(), pos.them());

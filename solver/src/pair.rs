@@ -55,6 +55,8 @@ use crate::{PairTiming, SolveError};
 /// A position of the pair: the slot, with bit 31 set for the second sector.
 type Item = u32;
 const SIDE_BIT: Item = 1 << 31;
+// A sector's slots must leave the side bit free (`Unit::unsolvable`).
+const _: () = assert!(SIDE_BIT as u64 == crate::unit::MAX_PAIR_SECTOR_SLOTS);
 
 /// A position of the frontier, 8 bytes: its side of the pair (bit 63) and
 /// the position itself, `us` to move (bits 0..32) against `them` (bits
@@ -162,7 +164,8 @@ impl Claims {
 // Three per side, read in the hot loop: kept inline rather than boxed.
 #[allow(clippy::large_enum_variant)]
 enum Exit {
-    /// The move leaves the opponent below 3 stones: the mover wins at once.
+    /// The move leaves the opponent below 3 stones: the mover wins at once
+    /// (loses at once under misère, [`RuleSet::decided_value`]).
     Wins,
     /// Into this solved sector's table.
     Table(SectorIndex, Table),
@@ -177,7 +180,8 @@ struct Side {
     /// One [`Cell`] per slot.
     values: Vec<Cell>,
     /// Whether a mill closed by the side to move wins at once: the opponent
-    /// has 3 stones (board plus hand), at least one on the board.
+    /// has 3 stones (board plus hand), at least one on the board, and the
+    /// rule set is not misère (where such a mill loses at once).
     mill_wins: bool,
     /// Where slides and flights with a removal land.
     captures: Exit,
@@ -307,7 +311,8 @@ impl Pair<'_> {
             &me.placement_captures
         };
         match exit {
-            Exit::Wins => Value::LOST,
+            // The opponent is down to two stones: decided against it.
+            Exit::Wins => self.rules.decided_value(),
             Exit::Table(index, table) => match table.value(index.index(victim, mover)) {
                 Some(v) => v,
                 None => {
@@ -456,10 +461,11 @@ impl Pair<'_> {
             }
         }
         if !any {
-            // Blocked: lost, unless a full board is a draw under the rule set.
+            // Blocked: decided (lost; won under misère), unless a full board
+            // is a draw under the rule set.
             me.values[slot as usize].store(UNKNOWN, Relaxed);
-            if self.rules.no_move_value(us, them) == Value::LOST {
-                s.claims.push(0, Self::item(side, slot));
+            if let Some(ply) = self.rules.no_move_value(us, them).plies() {
+                s.claims.push(ply, Self::item(side, slot));
             }
             return;
         }
@@ -801,7 +807,7 @@ pub(crate) fn solve_pair(
     for &sector in &sectors {
         let index = rules.indexer().sector(sector);
         let len = index.len() as usize;
-        if index.len() >= SIDE_BIT as u64 {
+        if index.len() > crate::unit::MAX_PAIR_SECTOR_SLOTS {
             return Err(SolveError::Internal {
                 sector,
                 detail: format!("{} slots exceed this solver's 2^31 per sector", index.len()),
@@ -816,7 +822,7 @@ pub(crate) fn solve_pair(
             sector,
             index,
             values: (0..len).map(|_| Cell::new(0)).collect(),
-            mill_wins: b >= 1 && b as u32 + bh as u32 == 3,
+            mill_wins: b >= 1 && b as u32 + bh as u32 == 3 && !rules.misere(),
             captures,
             placements,
             placement_captures,

@@ -194,7 +194,8 @@ fn position_value(
                 }
             }
         } else {
-            Some(Value::LOST)
+            // The opponent is down to two stones (or faces a line).
+            Some(rules.decided_value())
         };
         match child.map(Value::back) {
             Some(Value::Win(n)) => best_win = Some(best_win.map_or(n, |b| b.min(n))),

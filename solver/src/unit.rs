@@ -52,6 +52,13 @@ const PLACEMENT_BYTES_PER_SLOT: u64 = 4;
 /// indices and buffers.
 pub const BASE_MEMORY: u64 = 64 << 20;
 
+/// The most slots one sector of a pair unit (sliding or Lasker) may hold:
+/// the pair solver numbers a position by its slot in 31 bits, the 32nd
+/// telling the pair's two sectors apart (`solver/src/pair.rs`). Sesotho
+/// Morabaraba's largest sliding sectors exceed it (8-9: 3,322,141,680
+/// slots; docs/cluster.md).
+pub const MAX_PAIR_SECTOR_SLOTS: u64 = 1 << 31;
+
 impl Unit {
     fn pair(kind: UnitKind, sector: Sector) -> Unit {
         let mirrored = sector.mirrored();
@@ -67,6 +74,21 @@ impl Unit {
     /// Slots of the unit's sectors together.
     pub fn slots(&self, rules: &RuleSet) -> u64 {
         self.sectors.iter().map(|&s| sector_slots(rules, s)).sum()
+    }
+
+    /// Why this solver cannot solve the unit, or `None` when it can: a
+    /// pair unit with a sector of more than [`MAX_PAIR_SECTOR_SLOTS`]
+    /// slots (named with its slots), which `morris solve` refuses.
+    pub fn unsolvable(&self, rules: &RuleSet) -> Option<String> {
+        if self.kind == UnitKind::Placement {
+            return None;
+        }
+        let (sector, slots) = self
+            .sectors
+            .iter()
+            .map(|&s| (s, sector_slots(rules, s)))
+            .find(|&(_, slots)| slots > MAX_PAIR_SECTOR_SLOTS)?;
+        Some(format!("sector {sector} has {slots} slots, more than the pair solver's {MAX_PAIR_SECTOR_SLOTS} (2^31)"))
     }
 
     /// Bytes its tables take on disk (two bytes a slot plus headers).

@@ -24,9 +24,9 @@ use rustc_hash::FxHashMap;
 /// Reference value for the side to move, DTM in plies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RefValue {
-    /// The side to move wins in this many plies (odd).
+    /// The side to move wins in this many plies (odd; even in misère play).
     Win(u16),
-    /// The side to move loses in this many plies (even).
+    /// The side to move loses in this many plies (even; odd in misère play).
     Loss(u16),
     /// Neither side can force a win.
     Draw,

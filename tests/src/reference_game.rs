@@ -30,13 +30,16 @@
 //! are in mills (the move then stands without removal); under the lenient
 //! rule any. A side to move with fewer than 3 stones, facing an
 //! opponent's line (when a line wins), or without a move has lost:
-//! `Loss(0)`. DTM counts plies to the end of the game; a move with its
-//! removal is one ply.
+//! `Loss(0)`; in misère play (GamesmanOne's "Misere" option of its mills
+//! games: the player who would win loses) such a side to move has won
+//! instead: `Win(0)`. DTM counts plies to the end of the game; a move with
+//! its removal is one ply. (So under misère a win's DTM is even and a
+//! loss's odd; the database stores each one ply longer, docs/rules.md.)
 //!
-//! At ply `k` (odd) an unresolved position becomes `Win(k)` if some child is
-//! `Loss(k-1)`; at ply `k` (even) it becomes `Loss(k)` if every child is a
-//! win (of at most `k-1` plies, as all wins found so far are). The first ply
-//! that resolves nothing ends the iteration; what is left is drawn.
+//! At ply `k` an unresolved position becomes `Win(k)` if some child is
+//! `Loss(k-1)`, and `Loss(k)` if every child is a win (of at most `k-1`
+//! plies, as all wins found so far are). The first ply that resolves
+//! nothing ends the iteration; what is left is drawn.
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -65,6 +68,8 @@ pub struct RefGame {
     pub line_wins: bool,
     /// The Lasker rule: a player with stones in hand may place or move.
     pub lasker: bool,
+    /// Misère play: a game that ends against the side to move is its win.
+    pub misere: bool,
 }
 
 impl RefGame {
@@ -105,6 +110,7 @@ impl RefGame {
             removal: RefRemoval::Standard,
             line_wins,
             lasker: false,
+            misere: false,
         }
     }
 
@@ -225,6 +231,12 @@ impl RefGame {
     /// hand) flies (`u32::MAX`: always; 0: never).
     pub fn with_fly_max(mut self, n: u32) -> RefGame {
         self.fly_max = n;
+        self
+    }
+
+    /// The same game in misère play: the player who would win loses.
+    pub fn with_misere(mut self) -> RefGame {
+        self.misere = true;
         self
     }
 
@@ -502,24 +514,30 @@ pub fn solve_game(game: &RefGame) -> RefSolution {
         let j = i as usize % CHUNK;
         &edges[starts[j] as usize..starts[j + 1] as usize]
     };
-    // DTM in plies (parity tells win from loss), or UNKNOWN.
+    // DTM in plies, or UNKNOWN; and whether the side to move wins.
     let mut dtm: Vec<u16> =
         (0..positions.len() as u32).map(|i| if children(i).is_empty() { 0 } else { UNKNOWN }).collect();
+    // A game over is lost for the side to move, won in misère play.
+    let mut wins: Vec<bool> = vec![game.misere; positions.len()];
     let mut open: Vec<u32> = (0..positions.len() as u32).filter(|&i| dtm[i as usize] == UNKNOWN).collect();
     let mut ply: u16 = 0;
     loop {
         ply += 1;
         let k = ply;
-        let resolved: Vec<u32> = {
-            let dtm = &dtm;
+        // (position, whether it is won)
+        let resolved: Vec<(u32, bool)> = {
+            let (dtm, wins) = (&dtm, &wins);
+            let known = |j: u32| dtm[j as usize] != UNKNOWN;
             open.par_iter()
                 .copied()
-                .filter(|&i| {
+                .filter_map(|i| {
                     let c = children(i);
-                    if k % 2 == 1 {
-                        c.iter().any(|&j| dtm[j as usize] == k - 1)
+                    if c.iter().any(|&j| known(j) && !wins[j as usize] && dtm[j as usize] == k - 1) {
+                        Some((i, true))
+                    } else if c.iter().all(|&j| known(j) && wins[j as usize]) {
+                        Some((i, false))
                     } else {
-                        c.iter().all(|&j| dtm[j as usize] != UNKNOWN && dtm[j as usize] % 2 == 1)
+                        None
                     }
                 })
                 .collect()
@@ -527,16 +545,18 @@ pub fn solve_game(game: &RefGame) -> RefSolution {
         if resolved.is_empty() {
             break;
         }
-        for &i in &resolved {
+        for &(i, won) in &resolved {
             dtm[i as usize] = k;
+            wins[i as usize] = won;
         }
         open.retain(|&i| dtm[i as usize] == UNKNOWN);
     }
     let values = dtm
         .into_iter()
-        .map(|d| match d {
+        .zip(wins)
+        .map(|(d, won)| match d {
             UNKNOWN => RefValue::Draw,
-            d if d % 2 == 1 => RefValue::Win(d),
+            d if won => RefValue::Win(d),
             d => RefValue::Loss(d),
         })
         .collect();

@@ -65,6 +65,11 @@ pub struct RulesArg {
     /// Custom rule set: no Lasker rule.
     #[arg(long)]
     pub no_lasker: bool,
+    /// Custom rule set: misère play, the player who would win loses (a
+    /// player down to two stones or without a move wins). Not with Three
+    /// Men's Morris.
+    #[arg(long)]
+    pub misere: bool,
 }
 
 impl RulesArg {
@@ -92,6 +97,7 @@ impl RulesArg {
             removal,
             full_board: self.full_board.as_deref().and_then(FullBoardOutcome::from_word),
             lasker: flag(self.lasker, self.no_lasker),
+            misere: self.misere.then_some(true),
         }
     }
 
@@ -196,6 +202,7 @@ pub fn rules_args(rules: &RuleSet) -> Vec<String> {
     for (differs, on, flag_on, flag_off) in [
         (rules.remove_per_mill() != preset.remove_per_mill(), rules.remove_per_mill(), "--remove-per-mill", ""),
         (rules.lasker() != preset.lasker(), rules.lasker(), "--lasker", "--no-lasker"),
+        (rules.misere() != preset.misere(), rules.misere(), "--misere", ""),
     ] {
         let flag = if on { flag_on } else { flag_off };
         if differs && !flag.is_empty() {
@@ -507,6 +514,8 @@ mod tests {
                 Overrides { flying: Some(Flying::AtFour), removal: Some(Removal::Strict), ..Default::default() },
             ),
             custom("nine", Overrides { flying: Some(Flying::Always), ..Default::default() }),
+            custom("six", Overrides { misere: Some(true), ..Default::default() }),
+            custom("twelve", Overrides { misere: Some(true), flying: Some(Flying::AtFour), ..Default::default() }),
             custom(
                 "nine",
                 Overrides { flying: Some(Flying::Never), removal: Some(Removal::Lenient), ..Default::default() },

@@ -666,7 +666,8 @@ impl Verifier {
         entries: &mut Vec<u16>,
     ) -> Option<Value> {
         let rules = &self.rules;
-        if rules.line_wins() || us.count_ones() + (sector.wh as u32) < 3 {
+        // Misère (where a mill to two stones loses) takes the slow path.
+        if rules.line_wins() || rules.misere() || us.count_ones() + (sector.wh as u32) < 3 {
             return None;
         }
         let them = ctx.them;
@@ -775,8 +776,10 @@ impl Verifier {
         let rules = &self.rules;
         let board = rules.board();
         let has_line = |set: Bitboard| rules.has_line(set);
+        // Decided against the side to move: lost, or won under misère.
+        let decided = rules.decided_value();
         if us.count_ones() + (sector.wh as u32) < 3 || (rules.line_wins() && has_line(them)) {
-            return Ok(Derived { value: Value::LOST, witness: None });
+            return Ok(Derived { value: decided, witness: None });
         }
         let mut shortest_loss: Option<(Move, Even)> = None;
         let mut draw: Option<Move> = None;
@@ -789,7 +792,7 @@ impl Verifier {
             let (mover, victim) = apply_move(us, them, mv);
             let mover_hand = sector.wh - u8::from(mv.from.is_none());
             let child = if victim.count_ones() + (sector.bh as u32) < 3 || (rules.line_wins() && has_line(mover)) {
-                Value::LOST
+                decided
             } else {
                 let cs =
                     Sector { w: victim.count_ones() as u8, b: mover.count_ones() as u8, wh: sector.bh, bh: mover_hand };
@@ -857,10 +860,10 @@ impl Verifier {
         } else if let Some((mv, n)) = longest_win {
             Derived { value: Value::Win(n).back(), witness: Some((mv, Value::Win(n))) }
         } else {
-            // No legal move: lost, unless a full board is a draw.
+            // No legal move: decided, unless a full board is a draw.
             let full = us | them == board.all();
             Derived {
-                value: if full && rules.full_board() == FullBoardOutcome::Draw { Value::Draw } else { Value::LOST },
+                value: if full && rules.full_board() == FullBoardOutcome::Draw { Value::Draw } else { decided },
                 witness: None,
             }
         })

@@ -447,6 +447,10 @@ pub struct GameOver {
     pub outcome: Outcome,
     /// The rule that decided it.
     pub reason: EndReason,
+    /// Misère play ([`RuleSet::misere`]) turned the result: the player
+    /// `outcome` names as the loser is the one the rule would have made
+    /// the winner.
+    pub misere: bool,
 }
 
 impl GameOver {
@@ -454,7 +458,12 @@ impl GameOver {
     /// move`, `Black is down to 2 stones`, `the board is full at the end of
     /// placement`.
     pub fn why(&self) -> String {
-        match (self.outcome, self.reason) {
+        // The rule names the player it decides against under normal play.
+        let outcome = match self.outcome {
+            Outcome::Loss(c) if self.misere => Outcome::Loss(c.other()),
+            o => o,
+        };
+        match (outcome, self.reason) {
             (Outcome::Loss(c), EndReason::FewerThanThree(n)) => {
                 format!("{c} is down to {n} stone{}", if n == 1 { "" } else { "s" })
             }
@@ -473,6 +482,7 @@ impl fmt::Display for GameOver {
     /// three`, `a draw: the board is full at the end of placement`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.outcome {
+            Outcome::Loss(c) if self.misere => write!(f, "{c} has lost: {} (misère)", self.why()),
             Outcome::Loss(c) => write!(f, "{c} has lost: {}", self.why()),
             Outcome::Draw => write!(f, "a draw: {}", self.why()),
         }
@@ -482,8 +492,9 @@ impl fmt::Display for GameOver {
 /// Whether the game is over before the side to move moves, for a reason
 /// other than having no legal move: a player below 3 stones (board plus
 /// hand), or under [`RuleSet::line_wins`] a line on the board. Relative to
-/// the side to move: `Some(true)` when the side to move has lost,
-/// `Some(false)` when the opponent has.
+/// the side to move: `Some(true)` when the rule decides against the side
+/// to move, `Some(false)` against the opponent (under normal play; misère
+/// turns the result, [`RuleSet::decided_value`]).
 #[inline]
 pub fn decided_before_moving(
     rules: &RuleSet,
@@ -556,10 +567,16 @@ impl Position {
     /// [`Position::outcome`]. The one place where the reason is decided.
     pub fn game_over(&self, rules: &RuleSet) -> Option<GameOver> {
         let me = self.side_to_move();
+        // Under misère the player the rule decides against wins.
+        let lost = |normal_loser: Color, reason| GameOver {
+            outcome: Outcome::Loss(if rules.misere() { normal_loser.other() } else { normal_loser }),
+            reason,
+            misere: rules.misere(),
+        };
         if let Some((side_to_move_lost, reason)) =
             decided_why(rules, self.us(), self.them(), self.us_in_hand(), self.them_in_hand())
         {
-            return Some(GameOver { outcome: Outcome::Loss(if side_to_move_lost { me } else { me.other() }), reason });
+            return Some(lost(if side_to_move_lost { me } else { me.other() }, reason));
         }
         let mut any = false;
         for_each_move(rules, self.us(), self.them(), self.us_in_hand(), |_, _| any = true);
@@ -567,11 +584,9 @@ impl Position {
             return None;
         }
         Some(match rules.no_move_outcome(self.us(), self.them()) {
-            NoMoveOutcome::SideToMoveLoses => GameOver { outcome: Outcome::Loss(me), reason: EndReason::Blocked },
-            NoMoveOutcome::Draw => GameOver { outcome: Outcome::Draw, reason: EndReason::FullBoard },
-            NoMoveOutcome::WhiteLoses => {
-                GameOver { outcome: Outcome::Loss(Color::White), reason: EndReason::FullBoard }
-            }
+            NoMoveOutcome::SideToMoveLoses => lost(me, EndReason::Blocked),
+            NoMoveOutcome::Draw => GameOver { outcome: Outcome::Draw, reason: EndReason::FullBoard, misere: false },
+            NoMoveOutcome::WhiteLoses => lost(Color::White, EndReason::FullBoard),
         })
     }
 
@@ -878,6 +893,16 @@ mod tests {
         let blocked = pos(&noflying, "W:a4,d1,b4,c4,d2,d3 B:a1,b2,c3 b");
         let got = blocked.game_over(&noflying).unwrap();
         assert_eq!((got.outcome, got.reason), (Outcome::Loss(Color::Black), EndReason::Blocked));
+        assert_eq!(got.why(), "Black cannot move");
+        // Misère (docs/rules.md): the same rules decide for the other player.
+        let misere = |r: &RuleSet| r.with_overrides(&crate::Overrides { misere: Some(true), ..Default::default() });
+        let nine_m = misere(&nine).unwrap();
+        let over = pos(&nine_m, "W:a1,d1,g4 B:a7,g7 b").game_over(&nine_m).unwrap();
+        assert_eq!((over.outcome, over.reason), (Outcome::Loss(Color::White), EndReason::FewerThanThree(2)));
+        assert_eq!(over.to_string(), "White has lost: Black is down to 2 stones (misère)");
+        let noflying_m = misere(&noflying).unwrap();
+        let got = pos(&noflying_m, "W:a4,d1,b4,c4,d2,d3 B:a1,b2,c3 b").game_over(&noflying_m).unwrap();
+        assert_eq!((got.outcome, got.reason), (Outcome::Loss(Color::White), EndReason::Blocked));
         assert_eq!(got.why(), "Black cannot move");
     }
 }

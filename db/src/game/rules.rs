@@ -221,6 +221,7 @@ pub struct RuleSet {
     full_board: FullBoardOutcome,
     lasker: bool,
     line_wins: bool,
+    misere: bool,
 }
 
 /// A name given to [`RuleSet::preset`] that is not a preset.
@@ -244,6 +245,8 @@ pub struct Overrides {
     pub full_board: Option<FullBoardOutcome>,
     /// The Lasker rule (place or move while stones are in hand).
     pub lasker: Option<bool>,
+    /// Misère play: the player who would win loses ([`RuleSet::misere`]).
+    pub misere: Option<bool>,
 }
 
 impl Overrides {
@@ -267,6 +270,16 @@ pub enum RulesError {
         /// The stones asked for.
         stones: u8,
         /// Why they do not fit.
+        why: String,
+    },
+    /// Options that make no game together.
+    #[error("rule set `{preset}` with {flags}: {why}")]
+    Combination {
+        /// The preset the custom rule set starts from.
+        preset: String,
+        /// The command-line flags that clash, e.g. `--misere`.
+        flags: String,
+        /// Why they make no game.
         why: String,
     },
 }
@@ -341,6 +354,7 @@ impl RuleSet {
             full_board,
             lasker,
             line_wins,
+            misere: false,
         })
     }
 
@@ -348,8 +362,9 @@ impl RuleSet {
     /// [`RuleSet::with_overrides`] for its name).
     ///
     /// # Errors
-    /// [`RulesError::UnknownPreset`], or [`RulesError::Stones`] when the
-    /// stones do not fit the board.
+    /// [`RulesError::UnknownPreset`], [`RulesError::Stones`] when the
+    /// stones do not fit the board, or [`RulesError::Combination`] for
+    /// options that make no game together.
     pub fn custom(preset: &str, overrides: &Overrides) -> Result<RuleSet, RulesError> {
         RuleSet::preset(preset)?.with_overrides(overrides)
     }
@@ -364,7 +379,10 @@ impl RuleSet {
     ///
     /// # Errors
     /// [`RulesError::Stones`] when the stones are fewer than 3 or more than
-    /// half the board's points (a full board must hold every stone).
+    /// half the board's points (a full board must hold every stone);
+    /// [`RulesError::Combination`] for misère with a line game (Three
+    /// Men's Morris: no source defines a misère line game, and GamesmanOne
+    /// offers misère for its mills games only).
     pub fn with_overrides(&self, overrides: &Overrides) -> Result<RuleSet, RulesError> {
         let mut r = self.clone();
         if let Some(n) = overrides.stones {
@@ -397,6 +415,21 @@ impl RuleSet {
         if let Some(v) = overrides.lasker {
             r.lasker = v;
         }
+        if let Some(v) = overrides.misere {
+            r.misere = v;
+        }
+        if r.misere && r.line_wins {
+            return Err(RulesError::Combination {
+                preset: self.name.clone(),
+                flags: "--misere".to_string(),
+                why: format!(
+                    "misère play is defined for the mill games (a player reduced to two stones or blocked wins; \
+                     GamesmanOne's mills games), not for a game a line of three ends ({}, {})",
+                    self.preset,
+                    r.board.name()
+                ),
+            });
+        }
         let fingerprint = r.fingerprint();
         let same = PRESETS
             .iter()
@@ -428,7 +461,7 @@ impl RuleSet {
                 for remove_per_mill in bools {
                     for removal in Removal::ALL {
                         for full_board in [FullBoardOutcome::Draw, FullBoardOutcome::WhiteLoses] {
-                            for lasker in bools {
+                            for (lasker, misere) in bools.into_iter().flat_map(|l| bools.map(|m| (l, m))) {
                                 let mut r = self.clone();
                                 r.stones = stones;
                                 r.flying = flying;
@@ -436,6 +469,7 @@ impl RuleSet {
                                 r.removal = removal;
                                 r.full_board = full_board;
                                 r.lasker = lasker;
+                                r.misere = misere;
                                 if (r.fingerprint() >> 32) as u32 != prefix {
                                     continue;
                                 }
@@ -446,6 +480,7 @@ impl RuleSet {
                                     removal: Some(removal),
                                     full_board: Some(full_board),
                                     lasker: Some(lasker),
+                                    misere: Some(misere),
                                 };
                                 if let Ok(found) = self.with_overrides(&overrides) {
                                     return Some(found);
@@ -536,6 +571,35 @@ impl RuleSet {
     #[inline]
     pub fn line_wins(&self) -> bool {
         self.line_wins
+    }
+
+    /// Misère play: the player who would win loses (GamesmanOne's mills
+    /// games, branch `rs/mills`, `mills.c`: its "Misere" option turns each
+    /// primitive loss into a win). A player reduced below 3 stones wins,
+    /// and so does a player without a legal move; a full board that would
+    /// lose for White wins for White; a full board that is a draw stays
+    /// one. See [`RuleSet::decided_value`] for how such a win is stored.
+    #[inline]
+    pub fn misere(&self) -> bool {
+        self.misere
+    }
+
+    /// The value, for the side to move, of a position in which the game
+    /// has ended and in which the side to move would have lost under
+    /// normal play (it is down to two stones, or blocked, or White on a
+    /// full board under [`FullBoardOutcome::WhiteLoses`]): `Loss(0)`
+    /// ([`Value::LOST`]); under misère `Win(1)` ([`Value::LOST`]'s
+    /// [`Value::back`]). A misère win at the end of the game is stored as
+    /// one ply, not zero, so that a win's distance stays odd and a loss's
+    /// even as every table stores them: under misère a distance `n` means
+    /// the game ends after `n - 1` plies (docs/rules.md, "Values").
+    #[inline]
+    pub fn decided_value(&self) -> Value {
+        if self.misere {
+            Value::LOST.back()
+        } else {
+            Value::LOST
+        }
     }
 
     /// The board.
@@ -648,15 +712,16 @@ impl RuleSet {
 
     /// The value for the side to move of a sliding-phase position without
     /// a legal move, relative to the side to move as tables store it:
-    /// `Loss(0)`, or `Draw` on a full board under [`FullBoardOutcome::Draw`].
-    /// (A full board under [`FullBoardOutcome::WhiteLoses`] is `Loss(0)`:
-    /// without the Lasker rule the board fills on Black's last placement, so
-    /// White is to move.)
+    /// [`RuleSet::decided_value`] (`Loss(0)`; under misère `Win(1)`), or
+    /// `Draw` on a full board under [`FullBoardOutcome::Draw`]. (A full
+    /// board under [`FullBoardOutcome::WhiteLoses`] is decided against the
+    /// side to move: without the Lasker rule the board fills on Black's
+    /// last placement, so White is to move.)
     #[inline]
     pub fn no_move_value(&self, us: Bitboard, them: Bitboard) -> Value {
         match self.no_move_outcome(us, them) {
             NoMoveOutcome::Draw => Value::Draw,
-            _ => Value::LOST,
+            _ => self.decided_value(),
         }
     }
 
@@ -702,13 +767,16 @@ impl RuleSet {
         if self.lasker {
             parts.push("Lasker: place or move while stones in hand".to_string());
         }
+        if self.misere {
+            parts.push("misère: the player who would win loses".to_string());
+        }
         parts.join(", ")
     }
 
     /// A canonical text that describes everything that affects a value: the
     /// board's points, adjacency and mills, and every parameter. The rule
     /// options added after the first tables were written (flying with 4
-    /// stones or always, strict removal) are appended only when chosen, so
+    /// stones or always, strict removal, misère) are appended only when chosen, so
     /// that every rule set that existed before them keeps its text and its
     /// fingerprint, and its tables still open.
     pub fn description(&self) -> String {
@@ -738,6 +806,9 @@ impl RuleSet {
         }
         if self.removal == Removal::Strict {
             s.push_str(";removal=strict");
+        }
+        if self.misere {
+            s.push_str(";misere=true");
         }
         s
     }
@@ -797,6 +868,8 @@ mod tests {
             Overrides { removal: Some(Removal::Strict), ..Default::default() },
             Overrides { removal: Some(Removal::Lenient), ..Default::default() },
             Overrides { flying: Some(Flying::AtFour), removal: Some(Removal::Strict), ..Default::default() },
+            Overrides { misere: Some(true), ..Default::default() },
+            Overrides { flying: Some(Flying::AtThree), misere: Some(true), ..Default::default() },
         ] {
             let r = six.with_overrides(&o).unwrap();
             prints.push(r.fingerprint());
@@ -806,7 +879,12 @@ mod tests {
             }
             let prefix = u32::from_str_radix(r.name().rsplit_once('-').unwrap().1, 16).unwrap();
             let found = six.custom_with_prefix(prefix).unwrap();
-            assert_eq!((found.fly_rule(), found.removal()), (r.fly_rule(), r.removal()), "{}", r.name());
+            assert_eq!(
+                (found.fly_rule(), found.removal(), found.misere()),
+                (r.fly_rule(), r.removal(), r.misere()),
+                "{}",
+                r.name()
+            );
         }
         let n = prints.len();
         prints.sort_unstable();
@@ -873,6 +951,7 @@ mod tests {
             removal: Some(Removal::Lenient),
             full_board: Some(FullBoardOutcome::WhiteLoses),
             lasker: Some(true),
+            misere: None,
         };
         for p in PRESETS {
             let r = RuleSet::custom(p, &all).unwrap();
@@ -903,6 +982,35 @@ mod tests {
             .unwrap();
         assert_eq!(dn.name(), "nine-diagonal-noflying");
         assert_eq!(dn.header_name(), "nine-dn");
+    }
+
+    /// Misère changes who wins a decided game, nothing else: `Loss(0)`
+    /// becomes `Win(1)` (docs/rules.md, "Values"), a drawn full board stays
+    /// a draw; and misère with Three Men's Morris is refused, naming the
+    /// flag.
+    #[test]
+    fn misere_turns_decided_losses_into_wins() {
+        let six = RuleSet::preset("six").unwrap();
+        let misere = six.with_overrides(&Overrides { misere: Some(true), ..Default::default() }).unwrap();
+        assert_eq!(six.decided_value(), Value::LOST);
+        assert_eq!(misere.decided_value(), Value::win(1).unwrap());
+        let b = misere.board();
+        let point = |n: &str| 1 << b.point(n).unwrap();
+        // Asked only of positions without a legal move: the board decides.
+        assert_eq!(misere.no_move_value(point("b6"), point("d6")), Value::win(1).unwrap());
+        assert_eq!(six.no_move_value(point("b6"), point("d6")), Value::LOST);
+        let full = b.all();
+        assert_eq!(misere.no_move_value(full & !point("b6"), point("b6")), Value::Draw);
+        let twelve = RuleSet::preset("twelve").unwrap();
+        let twelve_m = twelve.with_overrides(&Overrides { misere: Some(true), ..Default::default() }).unwrap();
+        let all = twelve.board().all();
+        assert_eq!(twelve.no_move_value(all & 0xfff, all & !0xfff), Value::LOST);
+        assert_eq!(twelve_m.no_move_value(all & 0xfff, all & !0xfff), Value::win(1).unwrap());
+        assert!(misere.name().starts_with("six-") && misere.name() != "six", "{}", misere.name());
+        assert!(misere.summary().contains("misère"));
+        let e = RuleSet::custom("three", &Overrides { misere: Some(true), ..Default::default() }).unwrap_err();
+        assert!(matches!(e, RulesError::Combination { .. }));
+        assert!(e.to_string().contains("--misere") && e.to_string().contains("three"), "{e}");
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! DTM counts plies to the end of the game under perfect play (the winner
 //! takes the shortest way, the loser the longest); a move with its removal is
 //! one ply. `Loss(0)`: the side to move is blocked or has fewer than three
-//! stones. Entries hold DTM up to 65,533 plies.
+//! stones. Under misère play that side has won instead, stored as `Win(1)`:
+//! the end of the game counts as one ply, so that wins stay odd
+//! ([`crate::RuleSet::decided_value`]). Entries hold DTM up to 65,533 plies.
 
 use std::cmp::Ordering;
 use std::fmt;

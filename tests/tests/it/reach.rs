@@ -93,9 +93,27 @@ impl Bitmaps {
 /// reachable positions on the board and the number reached only through a
 /// capture (fewer stones than placed).
 fn agree(rules: RuleSet, game: RefGame) -> (u64, u64) {
+    agree_after_rerun(rules, game, |_| false)
+}
+
+/// [`agree`], where the bitmaps of the sectors `forget` names are deleted
+/// after the first run and the run is repeated: it must keep the others
+/// (reading them to expand their positions) and write the forgotten ones
+/// again, the same as the reference's search.
+fn agree_after_rerun(rules: RuleSet, game: RefGame, forget: impl Fn(Sector) -> bool) -> (u64, u64) {
     let dir = tempfile::tempdir().expect("temp dir");
     solve_all(&rules, dir.path(), false).expect("solve");
-    let reports = reach_all(&rules, dir.path(), |_| {}).expect("reach");
+    let mut reports = reach_all(&rules, dir.path(), |_| {}).expect("reach");
+    if reports.iter().any(|r| forget(r.sector)) {
+        let store = morris_db::Store::new(dir.path());
+        for r in reports.iter().filter(|r| forget(r.sector)) {
+            std::fs::remove_file(store.reach_path(&rules, r.sector)).expect("remove a bitmap");
+        }
+        reports = reach_all(&rules, dir.path(), |_| {}).expect("reach again");
+        for r in &reports {
+            assert_eq!(r.kept, !forget(r.sector), "{}: sector {} kept on the rerun", rules.name(), r.sector);
+        }
+    }
     let bitmaps = Bitmaps::open(&rules, dir.path(), &reports);
     let points = Points::new(&game, &rules);
     let mut tables: HashMap<Sector, morris_db::Table> = HashMap::default();
@@ -184,6 +202,18 @@ fn the_sixteen_point_board_agrees_with_a_plain_search() {
         eprintln!("{preset} --stones 4: {total} reachable positions on the board, {after_capture} after a capture");
         assert!(after_capture > 1000, "{preset}: {after_capture}");
     }
+}
+
+/// A rerun that finds some bitmaps gone writes them again from the ones it
+/// keeps: here a middle group of the placement phase (4 stones in hand in
+/// all) and the sliding sectors of up to 7 stones, the last groups, whose
+/// positions are reached only through the kept groups before them.
+#[test]
+fn a_rerun_rewrites_missing_bitmaps_from_the_kept_ones() {
+    let rules = custom("six", Overrides { stones: Some(4), ..Default::default() });
+    let forget = |s: Sector| s.wh + s.bh == 4 || (s.is_sliding() && s.w + s.b <= 7);
+    let (total, _) = agree_after_rerun(rules, RefGame::sixteen(4, false), forget);
+    assert!(total > 1000, "{total}");
 }
 
 /// Under the Lasker rule a player with stones in hand may also move, so a

@@ -12,7 +12,9 @@
 //! on the 16-point board (flying with up to 4 stones, always flying,
 //! strict and lenient removal, and always flying with strict removal under
 //! the Lasker rule) and the 17-point board of Seven Men's Morris with 4
-//! stones, with and without flying. Every position of
+//! stones, with and without flying; misère play on the 16-point board
+//! (with 4 stones, with and without flying, and with 3 under the Lasker
+//! rule). Every position of
 //! the reference (every hand combination of the placement phase and the
 //! sliding phase, each side with at least 3 stones on board plus hand but
 //! for the side to move, which may have 2) is probed: win, loss or draw, and
@@ -120,6 +122,13 @@ fn agree(rules: RuleSet, game: RefGame) -> RefValue {
             for &side in sides {
                 let pos = Setup::from_relative(convert(p.us), convert(p.them), side, p.us_hand, p.them_hand);
                 let got = pos.validate(&rules).map_err(ProbeError::from).and_then(|pos| db.value(&pos));
+                // docs/rules.md, "Values": under misère the tables count the
+                // end of the game as one ply more than the plies played.
+                let expected = match expected {
+                    RefValue::Win(a) if game.misere => RefValue::Win(a + 1),
+                    RefValue::Loss(a) if game.misere => RefValue::Loss(a + 1),
+                    v => v,
+                };
                 let agrees = crate::common::agrees(expected, &got)
                     // No game reaches a position whose opponent has no stone
                     // on the board after a move (`unreachable_sectors.rs`):
@@ -309,6 +318,33 @@ fn six_lasker_flying_always_with_strict_removal_agrees_with_the_reference() {
         },
     );
     agree(rules, RefGame::sixteen(3, false).with_fly_max(u32::MAX).with_removal(RefRemoval::Strict).with_lasker());
+}
+
+// Misère play (the player who would win loses): the reference turns its
+// own terminal values (`RefGame::with_misere`). With flying, a mill that
+// takes the opponent to two stones loses at once; under the Lasker rule
+// the placement pairs are solved by retrograde analysis too.
+
+fn misere(preset: &str, o: Overrides) -> RuleSet {
+    RuleSet::custom(preset, &Overrides { misere: Some(true), ..o }).expect("custom rule set")
+}
+
+#[test]
+fn six_misere_with_four_stones_agrees_with_the_reference() {
+    let rules = misere("six", Overrides { stones: Some(4), ..Default::default() });
+    agree(rules, RefGame::sixteen(4, false).with_misere());
+}
+
+#[test]
+fn six_flying_misere_with_four_stones_agrees_with_the_reference() {
+    let rules = misere("six-flying", Overrides { stones: Some(4), ..Default::default() });
+    agree(rules, RefGame::sixteen(4, true).with_misere());
+}
+
+#[test]
+fn six_lasker_misere_with_three_stones_agrees_with_the_reference() {
+    let rules = misere("six-flying", Overrides { stones: Some(3), lasker: Some(true), ..Default::default() });
+    agree(rules, RefGame::sixteen(3, true).with_lasker().with_misere());
 }
 
 #[test]

@@ -37,6 +37,22 @@ fn perft_from_the_start_of_nine() {
 }
 
 #[test]
+fn perft_of_the_new_boards_to_depth_five() {
+    // As for `nine`: n(n-1)(n-2)(n-3)(n-4) placements, plus one for each
+    // sequence whose fifth move closes a White mill (mills x 3! orders x
+    // (n-3)(n-4) placements of Black's two stones, either of which may go).
+    // Points and mills from docs/rules.md.
+    for (preset, n, mills) in [("five", 16u64, 8u64), ("seven", 17, 14), ("eleven", 24, 20), ("sesotho", 25, 22)] {
+        let r = rules(preset);
+        let start = Position::start(&r);
+        let got: Vec<u64> = (1..=5).map(|d| start.perft(&r, d)).collect();
+        let falling = |k: u64| (0..k).map(|i| n - i).product::<u64>();
+        let want = vec![n, falling(2), falling(3), falling(4), falling(5) + mills * 6 * (n - 3) * (n - 4)];
+        assert_eq!(got, want, "{preset}");
+    }
+}
+
+#[test]
 fn perft_of_three_stops_at_a_line() {
     // Five placements: 9*8*7*6*5. A line of White's three stones ends the
     // game (8 lines with diagonals, 6 without; 3! orders; 6*5 placements of

@@ -86,6 +86,24 @@ pub fn run(args: PlanArgs) -> anyhow::Result<ExitCode> {
     let graph = Graph::new(&rules, args.max_stones.unwrap_or(u32::MAX), placement, args.max_cpus);
     let mut out = std::io::stdout().lock();
     print_figures(&rules, &graph, args.cluster_cores, &mut out)?;
+    let unsolvable: Vec<String> = graph
+        .jobs
+        .iter()
+        .filter_map(|j| j.unit.unsolvable(&rules).map(|why| format!("{}: {why}", j.unit.name())))
+        .collect();
+    if !unsolvable.is_empty() {
+        let list = unsolvable.iter().take(6).cloned().collect::<Vec<_>>().join("; ");
+        let more = if unsolvable.len() > 6 { format!("; and {} more", unsolvable.len() - 6) } else { String::new() };
+        let what = format!(
+            "this solver cannot solve {} of rule set {} ({list}{more}): `morris solve` refuses them (docs/cluster.md)",
+            crate::ui::plural(unsolvable.len() as u64, "unit", "units"),
+            rules.name()
+        );
+        if args.slurm.is_some() {
+            bail!("{what}; no job script written, since its jobs would fail");
+        }
+        crate::ui::output::errln!("warning: {what}; the figures above count them as if it could");
+    }
     if let Some(file) = &args.slurm {
         let morris = match &args.morris {
             Some(p) => absolute(p)?,

@@ -20,7 +20,7 @@ use morris_probe::longest::{longest_wins, Candidate};
 enum Format {
     /// Aligned columns for reading.
     Table,
-    /// `sector,positions,wins,losses,draws,max_win,max_loss,rules`.
+    /// `sector,positions,wins,losses,draws,max_win,max_loss,reachable,rules`.
     Csv,
     /// A JSON array of objects, one per table.
     Json,
@@ -28,7 +28,9 @@ enum Format {
 
 /// One row per table: positions, wins, losses, draws, longest win.
 ///
-/// One row per table: positions, wins, losses, draws, longest win and loss.
+/// One row per table: positions, wins, losses, draws, longest win and loss,
+/// and where `morris reach` wrote its bitmap the positions that can arise
+/// in a game (empty where there is none).
 ///
 /// Checks every table's header and checksum; exits non-zero if any table
 /// is damaged.
@@ -71,6 +73,9 @@ enum Reachable {
 
 struct Row {
     header: TableHeader,
+    /// Reachable canonical positions, from the table's bitmap (`morris
+    /// reach`) when there is one.
+    reachable: Option<u64>,
     /// The rule set's name as the file name gives it (the header holds at
     /// most 16 bytes of it: [`morris_db::RuleSet::header_name`]).
     rules: String,
@@ -78,8 +83,15 @@ struct Row {
 
 /// The columns of a row's counts, in every format, with their width in the
 /// aligned table.
-const COUNT_COLUMNS: [(&str, usize); 6] =
-    [("positions", 14), ("wins", 14), ("losses", 14), ("draws", 14), ("max_win", 8), ("max_loss", 8)];
+const COUNT_COLUMNS: [(&str, usize); 7] = [
+    ("positions", 14),
+    ("wins", 14),
+    ("losses", 14),
+    ("draws", 14),
+    ("max_win", 8),
+    ("max_loss", 8),
+    ("reachable", 14),
+];
 
 impl Row {
     /// The longest win and loss in plies; `None` without wins (losses).
@@ -89,8 +101,9 @@ impl Row {
     }
 
     /// The [`COUNT_COLUMNS`] of this row as text (a longest win or loss
-    /// that there is not is empty).
-    fn counts(&self) -> [String; 6] {
+    /// that there is not, and the reachable positions of a table without a
+    /// bitmap, are empty).
+    fn counts(&self) -> [String; 7] {
         let h = &self.header;
         let text = |n: Option<u32>| n.map_or_else(String::new, |n| n.to_string());
         let (win, loss) = self.longest();
@@ -101,7 +114,35 @@ impl Row {
             h.draws.to_string(),
             text(win),
             text(loss),
+            self.reachable.map_or_else(String::new, |n| n.to_string()),
         ]
+    }
+}
+
+/// The reachability bitmap of table `t` (whose header is `header`), if
+/// `morris reach` wrote one: opened, checksummed, and counted from this
+/// very table (the payload checksum it records).
+///
+/// # Errors
+/// A bitmap that cannot be read, is damaged, or was counted from another
+/// table than the one on disk (then `morris reach` must run again).
+fn reach_map(dir: &Path, t: &StoredTable, header: &TableHeader) -> anyhow::Result<Option<ReachMap>> {
+    let named = NamedRules::parse(&t.rules_name)?;
+    let exact = named.rule_set().unwrap_or(named.preset);
+    match ReachMap::open(dir, &exact, t.sector, header.entry_count) {
+        Ok(map) => {
+            map.verify_checksum()?;
+            if map.header().own.source_checksum != header.payload_checksum {
+                anyhow::bail!(
+                    "{}: counted from another table than {} (run `morris reach` again)",
+                    map.path().display(),
+                    t.path.display()
+                );
+            }
+            Ok(Some(map))
+        }
+        Err(morris_db::TableError::Missing { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -198,7 +239,16 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                         t.path.display()
                     );
                 }
-                rows.push(Row { header, rules: t.rules_name.clone() });
+                match reach_map(dir, t, &header) {
+                    Ok(map) => {
+                        let reachable = map.map(|m| m.header().canonical_positions);
+                        rows.push(Row { header, reachable, rules: t.rules_name.clone() });
+                    }
+                    Err(e) => {
+                        crate::ui::output::errln!("error: {e:#}");
+                        failed += 1;
+                    }
+                }
             }
             Err(e) => {
                 crate::ui::output::errln!("error: {e:#}");
@@ -230,13 +280,14 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
                         "draws": h.draws,
                         "max_win": max_win,
                         "max_loss": max_loss,
+                        "reachable": row.reachable,
                     })
                 })
                 .collect();
             writeln!(out, "{}", serde_json::to_string_pretty(&list)?)?;
         }
         Format::Table => {
-            let line = |out: &mut dyn Write, rules: &str, sector: &str, counts: &[String; 6], last: &str| {
+            let line = |out: &mut dyn Write, rules: &str, sector: &str, counts: &[String; 7], last: &str| {
                 write!(out, "{rules:<10} {sector:<9}")?;
                 for (count, (_, width)) in counts.iter().zip(COUNT_COLUMNS) {
                     write!(out, " {count:>width$}")?;
@@ -283,28 +334,17 @@ fn longest(
     let mut candidates = Vec::new();
     for t in tables {
         let table = open_checked_header(&t.path, &t.rules_name, t.sector)?;
-        let named = NamedRules::parse(&t.rules_name)?;
-        let rules = named.preset.clone();
+        let rules = NamedRules::parse(&t.rules_name)?.preset;
         let reach = match reachable {
             Reachable::No => None,
-            _ => {
-                let exact = named.rule_set().unwrap_or(named.preset);
-                match ReachMap::open(dir, &exact, t.sector, table.header().entry_count) {
-                    Ok(map) => {
-                        map.verify_checksum()?;
-                        if map.header().own.source_checksum != table.header().payload_checksum {
-                            anyhow::bail!(
-                                "{}: counted from another table than {} (run `morris reach` again)",
-                                map.path().display(),
-                                t.path.display()
-                            );
-                        }
-                        Some(map)
-                    }
-                    Err(morris_db::TableError::Missing { .. }) if reachable == Reachable::Auto => None,
-                    Err(e) => return Err(anyhow::Error::new(e).context("--reachable: run `morris reach` first")),
-                }
-            }
+            _ => match reach_map(dir, t, table.header())? {
+                Some(map) => Some(map),
+                None if reachable == Reachable::Auto => None,
+                None => anyhow::bail!(
+                    "--reachable: {} has no reachability bitmap beside it: run `morris reach` first",
+                    t.path.display()
+                ),
+            },
         };
         candidates.push(Candidate { stored: t, table, rules, reach });
     }

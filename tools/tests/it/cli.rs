@@ -193,16 +193,17 @@ fn solve_refuses_unknown_and_unsupported_rule_sets() {
 fn stats_csv_gives_the_oracle_figures() {
     let out = ok(&["stats", "--db", s(db7()), "--format", "csv"]);
     let mut lines = out.lines();
-    assert_eq!(lines.next(), Some("sector,positions,wins,losses,draws,max_win,max_loss,rules"));
+    assert_eq!(lines.next(), Some("sector,positions,wins,losses,draws,max_win,max_loss,reachable,rules"));
     let rows: BTreeMap<&str, &str> = lines.map(|l| (l.split(',').next().unwrap(), l)).collect();
     assert_eq!(rows.keys().copied().collect::<Vec<_>>(), ["3-3", "3-4", "4-3"]);
     for row in rows.values() {
-        assert_eq!(row.split(',').count(), 8, "{row}");
+        assert_eq!(row.split(',').count(), 9, "{row}");
     }
-    // docs/testing.md, "The oracle": wins, losses, draws, longest win and loss.
-    assert_eq!(rows["3-3"], "3-3,169626,140621,28736,269,25,26,nine");
-    assert_eq!(rows["3-4"], "3-4,760398,102281,0,658117,33,,nine");
-    assert_eq!(rows["4-3"], "4-3,760398,75397,3095,681906,1,32,nine");
+    // docs/testing.md, "The oracle": wins, losses, draws, longest win and
+    // loss; no reachability bitmap, so no reachable count.
+    assert_eq!(rows["3-3"], "3-3,169626,140621,28736,269,25,26,,nine");
+    assert_eq!(rows["3-4"], "3-4,760398,102281,0,658117,33,,,nine");
+    assert_eq!(rows["4-3"], "4-3,760398,75397,3095,681906,1,32,,nine");
 }
 
 /// Issue 19: after `compress` without `--remove-originals` each sector has a
@@ -952,4 +953,13 @@ fn reach_counts_three_mens_morris_and_names_missing_tables() {
     let again = ok(&["reach", "--db", s(&db)]);
     contains_all(&again, &["(7 already on disk, kept)", "3870 positions on the board"], "rerun");
     assert!(db.join("three_3_3_0_0.reach").is_file());
+    // `stats` gives each table's reachable positions: all of them here.
+    let stats = ok(&["stats", "--db", s(&db), "--format", "csv"]);
+    let mut total = 0;
+    for row in stats.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        assert_eq!(f[7], f[1], "every position of three is reachable: {row}");
+        total += f[7].parse::<u64>().unwrap();
+    }
+    assert_eq!(total, 540);
 }

@@ -127,6 +127,28 @@ fn plan_writes_the_rule_set_it_found() {
     assert!(text.contains("RULES=('--rules' 'three')"), "{text}");
 }
 
+/// `plan` warns of the units this solver cannot solve, and writes no job
+/// script for them. Sesotho Morabaraba's sector 8-9 (8 stones against 9
+/// on 25 points) holds at least C(25,8) C(17,9) / 8 = 3,286,636,031
+/// canonical positions (8 symmetries), so more slots than the pair
+/// solver's 2^31 = 2,147,483,648; 3-3 holds at most C(25,3) C(22,3) =
+/// 3,326,400 positions, far below.
+#[test]
+fn plan_names_the_units_the_solver_cannot_solve() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["plan", "--rules", "sesotho", "--max-stones", "17", "--db", s(dir.path())];
+    let r = run(&args);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    contains_all(&r.stderr, &["warning", "8-9: sector 8-9 has", "2^31"], "plan --rules sesotho");
+    assert!(!r.stderr.contains("3-3:"), "{}", r.stderr);
+    let script = dir.path().join("jobs.sh");
+    let mut with_script = args.to_vec();
+    with_script.extend(["--slurm", s(&script)]);
+    let err = fails(&with_script);
+    contains_all(&err, &["8-9", "no job script written"], "plan --slurm --rules sesotho");
+    assert!(!script.exists());
+}
+
 /// `compare` refuses directories of different rule sets.
 #[test]
 fn compare_checks_both_directories_agree() {

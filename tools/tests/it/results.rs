@@ -152,7 +152,7 @@ struct Row {
     max_loss: Option<u32>,
 }
 
-const HEADER: &str = "sector,positions,wins,losses,draws,max_win,max_loss,rules";
+const HEADER: &str = "sector,positions,wins,losses,draws,max_win,max_loss,reachable,rules";
 
 /// The rows of `results/<name>`, a file of `nine`.
 fn read_csv(name: &str) -> Vec<Row> {
@@ -168,8 +168,8 @@ fn read_csv_of(name: &str, rules: &str) -> Vec<Row> {
     lines
         .map(|line| {
             let f: Vec<&str> = line.split(',').collect();
-            assert_eq!(f.len(), 8, "{name}: {line}");
-            assert_eq!(f[7], rules, "{name}: {line}");
+            assert_eq!(f.len(), 9, "{name}: {line}");
+            assert_eq!(f[8], rules, "{name}: {line}");
             let n = |s: &str| s.parse::<u64>().unwrap_or_else(|e| panic!("{name}: {line}: {e}"));
             let opt = |s: &str| (!s.is_empty()).then(|| n(s) as u32);
             Row {
@@ -385,13 +385,46 @@ fn stats_rows(prefix: &str) -> (String, Vec<(String, u64, Option<u32>)>) {
         assert_eq!(lines[0], HEADER, "{prefix}-{part}.csv");
         for line in &lines[1..] {
             let f = fields(line);
-            assert_eq!(f.len(), 8, "{line}");
+            assert_eq!(f.len(), 9, "{line}");
             assert_eq!(f[0].split('-').count(), if part == "sliding" { 2 } else { 4 }, "{prefix}-{part}.csv: {line}");
-            assert_eq!(*name.get_or_insert_with(|| f[7].clone()), f[7], "{line}");
+            assert_eq!(*name.get_or_insert_with(|| f[8].clone()), f[8], "{line}");
             rows.push((f[0].clone(), f[1].parse().unwrap(), (!f[5].is_empty()).then(|| f[5].parse().unwrap())));
         }
     }
     (name.expect("stats rows"), rows)
+}
+
+/// The `reachable` column of the stats files of every rule set with a
+/// `-reach.csv` is the reachable count that `morris reach` wrote there
+/// (the same bitmaps, read by two commands), sector by sector; where there
+/// is no `-reach.csv` the column is empty.
+#[test]
+fn the_reachable_column_agrees_with_the_reach_files() {
+    let reach = prefixes("-reach.csv");
+    assert!(reach.iter().any(|p| p == "seven"), "{reach:?}");
+    for prefix in prefixes("-sliding.csv") {
+        let mut from_reach = std::collections::BTreeMap::new();
+        if reach.contains(&prefix) {
+            for line in &committed(&format!("{prefix}-reach.csv"))[1..] {
+                let f = fields(line);
+                if f[0] != "all" {
+                    from_reach.insert(f[0].clone(), f[2].clone());
+                }
+            }
+        }
+        for part in ["sliding", "placement"] {
+            let file = format!("{prefix}-{part}.csv");
+            if !results_dir().join(&file).exists() {
+                continue;
+            }
+            for line in &committed(&file)[1..] {
+                let f = fields(line);
+                let want = from_reach.remove(&f[0]).unwrap_or_default();
+                assert_eq!(f[7], want, "{file}: {line}");
+            }
+        }
+        assert!(from_reach.is_empty(), "{prefix}: sectors of -reach.csv without a stats row: {from_reach:?}");
+    }
 }
 
 /// The file prefixes of the committed files named `<prefix><suffix>`
@@ -613,6 +646,9 @@ fn a_fresh_solve_of_three_and_six_prints_the_committed_results_and_every_longest
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().to_str().unwrap();
         morris_ok(&["solve", "--rules", name, "--phase", "all", "-q", "--db", db]);
+        // The committed files were written after `morris reach` (their
+        // reachable column).
+        morris_ok(&["reach", "--rules", name, "--format", "csv", "--db", db]);
         let stats = morris_ok(&["stats", "--format", "csv", "--db", db]);
         let mut expected = committed(&format!("{name}-sliding.csv"));
         expected.extend(committed(&format!("{name}-placement.csv")).into_iter().skip(1));
@@ -621,7 +657,7 @@ fn a_fresh_solve_of_three_and_six_prints_the_committed_results_and_every_longest
         expected[1..].sort();
         assert_eq!(got, expected, "{name}: stats");
 
-        let longest = morris_ok(&["stats", "--longest", "10", "--format", "csv", "--db", db]);
+        let longest = morris_ok(&["stats", "--longest", "10", "--reachable", "no", "--format", "csv", "--db", db]);
         assert_eq!(longest.lines().collect::<Vec<_>>(), committed(&format!("{name}-longest.csv")), "{name}");
         // The DTMs listed are the 10 longest wins of all slots of all
         // tables, read here one by one (no header, no pruning).
