@@ -2,7 +2,7 @@
 //! traditions (docs/rules.md, "Presets"), and the fingerprint that every table
 //! header carries so that a database of one rule set is never read as another.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::board::{Bitboard, Board};
 use crate::index::Indexer;
@@ -149,6 +149,38 @@ impl BoardKind {
             BoardKind::NinePointDiagonals => Board::nine_point(true),
             BoardKind::NinePoint => Board::nine_point(false),
         }
+    }
+
+    /// Every board kind, in the order of [`BoardKind::code`].
+    const ALL: [BoardKind; 7] = [
+        BoardKind::TwentyFour,
+        BoardKind::TwentyFourDiagonals,
+        BoardKind::Sixteen,
+        BoardKind::Seventeen,
+        BoardKind::Sesotho,
+        BoardKind::NinePointDiagonals,
+        BoardKind::NinePoint,
+    ];
+
+    /// The number that names this board in files (`1..=7`; a compressed
+    /// DTM table of encoding 8 stores it, docs/formats.md).
+    pub fn code(self) -> u32 {
+        BoardKind::ALL.iter().position(|&k| k == self).map_or(0, |i| i as u32 + 1)
+    }
+
+    /// The board kind whose [`BoardKind::code`] is `code`; `None` for any
+    /// other number.
+    pub fn from_code(code: u32) -> Option<BoardKind> {
+        BoardKind::ALL.get((code as usize).checked_sub(1)?).copied()
+    }
+
+    /// The sector index of this board, one per board kind in the process
+    /// (built on first use, its orbit tables built lazily per stone count):
+    /// every rule set on the board and every table reader shares it.
+    pub fn indexer(self) -> Arc<Indexer> {
+        static SHARED: [OnceLock<Arc<Indexer>>; 7] = [const { OnceLock::new() }; 7];
+        let i = self.code() as usize - 1;
+        SHARED[i].get_or_init(|| Arc::new(Indexer::new(Arc::new(self.build())))).clone()
     }
 }
 
@@ -345,7 +377,7 @@ impl RuleSet {
             name: preset.to_string(),
             preset,
             board_kind: kind,
-            indexer: Arc::new(Indexer::new(board.clone())),
+            indexer: kind.indexer(),
             board,
             stones,
             flying,

@@ -11,7 +11,7 @@
 //! | offset | size | field |
 //! |---:|---:|---|
 //! | 0 | 4 | bytes per block (the last block may be shorter) |
-//! | 4 | 4 | reserved, zero |
+//! | 4 | 4 | the format's own word (the board of a DTM table of encoding 8), else zero |
 //! | 8 | 8 | blocks `n` (the string's length / block size, rounded up) |
 //! | 16 | 8 | records `m` in the format's own list (zero where it has none) |
 //! | 24 | 8 | compressed data size `d`, bytes |
@@ -30,7 +30,7 @@ use xxhash_rust::xxh3::Xxh3;
 use crate::table::{TableError, HEADER_SIZE};
 
 /// The largest block this module reads or writes, bytes.
-pub const MAX_BLOCK_BYTES: usize = 4096;
+pub const MAX_BLOCK_BYTES: usize = 65536;
 /// Decompressed blocks each thread keeps.
 pub const CACHED_BLOCKS: usize = 8;
 /// Bytes of the fixed part before the block offsets.
@@ -62,9 +62,10 @@ pub(crate) struct Blocks {
 
 impl Blocks {
     /// Reads and checks the sub-header and the block offsets of a mapped
-    /// file holding a byte string of `len` bytes in blocks of
-    /// `block_bytes` (the only size the format allows), with the format's
-    /// own list of records of `record` bytes each.
+    /// file holding a byte string of `len` bytes in blocks of one of the
+    /// sizes `allowed` (those the format allows, each at most
+    /// [`MAX_BLOCK_BYTES`]), with the format's own list of records of
+    /// `record` bytes each.
     ///
     /// # Errors
     /// [`TableError::Corrupt`] naming the first part that is inconsistent:
@@ -73,7 +74,7 @@ impl Blocks {
     pub(crate) fn parse(
         map: &[u8],
         len: u64,
-        block_bytes: usize,
+        allowed: &[usize],
         record: usize,
         path: &Path,
     ) -> Result<Blocks, TableError> {
@@ -81,9 +82,10 @@ impl Blocks {
         let sub = map
             .get(HEADER_SIZE..HEADER_SIZE + SUBHEADER_SIZE)
             .ok_or_else(|| corrupt("file size", format!("{} bytes, shorter than the headers", map.len())))?;
-        let stored = u32::from_le_bytes([sub[0], sub[1], sub[2], sub[3]]) as usize;
-        if stored != block_bytes {
-            return Err(corrupt("block size", format!("{stored}, expected {block_bytes}")));
+        let block_bytes = u32::from_le_bytes([sub[0], sub[1], sub[2], sub[3]]) as usize;
+        if !allowed.contains(&block_bytes) || block_bytes > MAX_BLOCK_BYTES {
+            let expected: Vec<String> = allowed.iter().map(usize::to_string).collect();
+            return Err(corrupt("block size", format!("{block_bytes}, expected {}", expected.join(" or "))));
         }
         let word = |i: usize| u64::from_le_bytes(sub[i..i + 8].try_into().unwrap_or([0; 8]));
         let (block_count, list_count, data_len) = (word(8), word(16), word(24));
@@ -145,11 +147,26 @@ impl Blocks {
             if cache.tags[way] != (self.id, block) {
                 cache.tags[way] = (0, 0);
                 let BlockCache { decompressor, blocks, .. } = &mut *cache;
-                self.decompress(map, block, decompressor.as_mut()?, &mut blocks[way][..])?;
+                let buffer = &mut blocks[way];
+                if buffer.len() < self.block_bytes {
+                    buffer.resize(self.block_bytes, 0);
+                }
+                self.decompress(map, block, decompressor.as_mut()?, &mut buffer[..])?;
                 cache.tags[way] = (self.id, block);
             }
             Some(cache.blocks[way][within])
         })
+    }
+
+    /// Bytes per block (the last block may be shorter).
+    pub(crate) fn block_bytes(&self) -> usize {
+        self.block_bytes
+    }
+
+    /// The second sub-header word (bytes 4..8 of the payload), which a
+    /// format may use for a field of its own (zero where it does not).
+    pub(crate) fn word(map: &[u8]) -> u32 {
+        map.get(HEADER_SIZE + 4..HEADER_SIZE + 8).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     /// Blocks of the string.
@@ -193,17 +210,18 @@ impl Blocks {
 }
 
 /// The blocks a thread decompressed last (`tags`: file id and block, `(0,
-/// 0)` for none), and its zstd context.
+/// 0)` for none; each buffer grown to the largest block it has held), and
+/// its zstd context.
 struct BlockCache {
     tags: [(u64, u64); CACHED_BLOCKS],
-    blocks: Box<[[u8; MAX_BLOCK_BYTES]; CACHED_BLOCKS]>,
+    blocks: [Vec<u8>; CACHED_BLOCKS],
     decompressor: Option<zstd::bulk::Decompressor<'static>>,
 }
 
 thread_local! {
     static CACHE: RefCell<BlockCache> = RefCell::new(BlockCache {
         tags: [(0, 0); CACHED_BLOCKS],
-        blocks: Box::new([[0; MAX_BLOCK_BYTES]; CACHED_BLOCKS]),
+        blocks: Default::default(),
         decompressor: zstd::bulk::Decompressor::new().ok(),
     });
 }
@@ -252,7 +270,8 @@ impl<T> Packed<T> {
 }
 
 /// Compresses a byte string of `len` bytes in blocks of `block_bytes` (at
-/// most [`MAX_BLOCK_BYTES`]) at zstd `level`, blocks in parallel:
+/// most [`MAX_BLOCK_BYTES`]) at zstd `level`, blocks in parallel, `word`
+/// in the sub-header's second word (the format's own; zero for none):
 /// `fill(b, buf)` appends block `b`'s bytes to the empty `buf` (as many as
 /// the block holds) and returns what the format keeps of it besides (the
 /// DTM overflow records); `list_count` gives the number of records of the
@@ -264,6 +283,7 @@ impl<T> Packed<T> {
 pub(crate) fn pack<T: Send>(
     len: u64,
     block_bytes: usize,
+    word: u32,
     level: i32,
     path: &Path,
     fill: impl Fn(u64, &mut Vec<u8>) -> Result<T, TableError> + Sync,
@@ -288,7 +308,7 @@ pub(crate) fn pack<T: Send>(
     let list_count = list_count(&frames);
     let mut head = Vec::with_capacity(SUBHEADER_SIZE + 8 * (block_count as usize + 1));
     head.extend_from_slice(&(block_bytes as u32).to_le_bytes());
-    head.extend_from_slice(&0u32.to_le_bytes());
+    head.extend_from_slice(&word.to_le_bytes());
     head.extend_from_slice(&block_count.to_le_bytes());
     head.extend_from_slice(&list_count.to_le_bytes());
     head.extend_from_slice(&data_len.to_le_bytes());

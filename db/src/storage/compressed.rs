@@ -1,24 +1,36 @@
 //! Compressed DTM tables (`.mtz`): the values of a `.mtb` table, exact DTM
-//! included, at about a fifth of its size, read directly by the probe.
+//! included, at about a tenth of its size, read directly by the probe.
 //!
 //! Each slot becomes one code byte: 0 a draw, `1..=253` the 16-bit entry
 //! itself (DTM + 1, see [`crate::value`]), 255 padding, and 254 "look the
 //! entry up in the overflow list" (a DTM above 252 plies). The codes are
-//! cut into blocks of [`BLOCK_ENTRIES`] slots, and each block is compressed
-//! on its own with zstd, so a look-up decompresses one block of 4 KiB (a
-//! few microseconds; each thread keeps the last few blocks it used, so
-//! scans and nearby look-ups decompress once: `storage::blocks`,
-//! which also gives the layout of the block offsets below).
+//! cut into blocks of 4096, 16384 or 65536 slots ([`DEFAULT_BLOCK_SLOTS`]),
+//! and each block is compressed on its own with zstd, so a look-up
+//! decompresses one block (each thread keeps the last few blocks it used,
+//! so scans and nearby look-ups decompress once: `storage::blocks`, which
+//! also gives the layout of the block offsets below).
 //!
-//! The file starts with the 128-byte header of [`crate::table`], with entry
-//! encoding [`ENCODING_DTM8_ZSTD`] and the XXH3-64 of everything after the
-//! header as payload checksum; the statistics are those of the `.mtb`
-//! table. After it, little-endian:
+//! In the current entry encoding, [`ENCODING_DTM8_ZSTD_PADLESS`] (8), the
+//! padding slots that the sector's index tells (opponent sets that are not
+//! the minimal image under their orbit's symmetries) are not stored as
+//! code 255: each takes the code of the slot before it in its block (0 for
+//! a block's first slot), which zstd stores almost for free, and a reader
+//! asks the index whether a slot is padding before it reads its code. Code
+//! 255 remains for padding the index does not tell. The board whose index
+//! that is is named in the file (the sub-header's second word,
+//! [`BoardKind::code`]), so a file is read without its rule set. The older
+//! encoding [`ENCODING_DTM8_ZSTD`] (2: blocks of 4096 slots, every padding
+//! slot code 255, that word zero) is still read.
+//!
+//! The file starts with the 128-byte header of [`crate::table`], with its
+//! entry encoding and the XXH3-64 of everything after the header as
+//! payload checksum; the statistics are those of the `.mtb` table. After
+//! it, little-endian:
 //!
 //! | offset | size | field |
 //! |---:|---:|---|
-//! | 128 | 4 | slots per block ([`BLOCK_ENTRIES`]) |
-//! | 132 | 4 | reserved, zero |
+//! | 128 | 4 | slots per block: 4096, 16384 or 65536 (encoding 2: 4096) |
+//! | 132 | 4 | the board ([`BoardKind::code`]; encoding 2: zero) |
 //! | 136 | 8 | blocks `n` (slots / block size, rounded up) |
 //! | 144 | 8 | overflow entries `m` |
 //! | 152 | 8 | compressed data size `d`, bytes |
@@ -31,7 +43,8 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::rules::RuleSet;
+use crate::index::SectorIndex;
+use crate::rules::{BoardKind, RuleSet};
 use crate::sector::Sector;
 #[cfg(test)]
 use crate::storage::blocks::SUBHEADER_SIZE;
@@ -40,14 +53,38 @@ use crate::store::{FileKind, Store};
 use crate::table::{write_checked, write_table, Table, TableError, TableHeader, HEADER_SIZE};
 use crate::value::PADDING_ENTRY;
 
-pub use crate::storage::header::ENCODING_DTM8_ZSTD;
+pub use crate::storage::header::{ENCODING_DTM8_ZSTD, ENCODING_DTM8_ZSTD_PADLESS};
 pub use crate::store::COMPRESSED_EXTENSION;
-/// Slots per independently compressed block.
+/// Slots per block of encoding [`ENCODING_DTM8_ZSTD`], and the smallest
+/// block of [`ENCODING_DTM8_ZSTD_PADLESS`].
 pub const BLOCK_ENTRIES: usize = 4096;
-/// The zstd level [`compress_table`] uses by default (measured on nine:
-/// about 0.4 bytes per slot at level 3, and 10% smaller at level 19 at
-/// many times the time).
+/// The slots per block that [`ENCODING_DTM8_ZSTD_PADLESS`] allows.
+pub const BLOCK_SIZES: [usize; 3] = [4096, 16384, 65536];
+/// Slots per block that [`compress_table`] writes by default. Measured on
+/// 37 tables of `nine` (docs/performance.md): blocks of 16384 slots take
+/// 0.94 of the bytes of blocks of 4096 and 65536 slots 0.91, but random
+/// look-ups run at 0.3 and 0.1 of the rate, so larger blocks are for files
+/// that are downloaded more than they are probed (`compress --block-slots`).
+pub const DEFAULT_BLOCK_SLOTS: usize = 4096;
+/// The zstd level [`compress_table`] uses by default (docs/performance.md
+/// gives the sizes and times of levels 3 and 9 on `nine`).
 pub const DEFAULT_LEVEL: i32 = 3;
+
+/// How [`compress_table`] compresses: the zstd level (1 to 22) and the
+/// slots per block (one of [`BLOCK_SIZES`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompressOptions {
+    /// zstd level, 1 (fastest) to 22 (smallest).
+    pub level: i32,
+    /// Slots per block: one of [`BLOCK_SIZES`].
+    pub block_slots: usize,
+}
+
+impl Default for CompressOptions {
+    fn default() -> CompressOptions {
+        CompressOptions { level: DEFAULT_LEVEL, block_slots: DEFAULT_BLOCK_SLOTS }
+    }
+}
 
 const CODE_OVERFLOW: u8 = 254;
 const CODE_PADDING: u8 = 255;
@@ -67,17 +104,30 @@ fn code_of(entry: u16) -> u8 {
 #[derive(Debug)]
 pub struct CompressedLayout {
     blocks: Blocks,
+    /// Slots of the table.
+    slots: u64,
+    /// The sector's index, which tells the padding slots
+    /// ([`ENCODING_DTM8_ZSTD_PADLESS`]); `None` in encoding 2, where every
+    /// padding slot is code 255.
+    padding: Option<SectorIndex>,
 }
 
 impl CompressedLayout {
     /// Reads and checks the sub-header, the block offsets and the overflow
-    /// list of a mapped compressed table whose header is `header`.
+    /// list of a mapped compressed table whose header is `header`, and in
+    /// encoding [`ENCODING_DTM8_ZSTD_PADLESS`] finds the index of the board
+    /// it names.
     ///
     /// # Errors
     /// [`TableError::Corrupt`] naming the first part that is inconsistent
-    /// (sizes, offsets not ascending, overflow slots not ascending).
+    /// (sizes, offsets not ascending, overflow slots not ascending, a board
+    /// code this library does not know, a sector that does not fit the
+    /// board or whose index has another number of slots).
     pub(crate) fn parse(map: &[u8], header: &TableHeader, path: &Path) -> Result<CompressedLayout, TableError> {
-        let blocks = Blocks::parse(map, header.entry_count, BLOCK_ENTRIES, OVERFLOW_RECORD, path)?;
+        let padless = header.encoding == ENCODING_DTM8_ZSTD_PADLESS;
+        let allowed: &[usize] = if padless { &BLOCK_SIZES } else { &[BLOCK_ENTRIES] };
+        let blocks = Blocks::parse(map, header.entry_count, allowed, OVERFLOW_RECORD, path)?;
+        let padding = if padless { Some(padding_index(Blocks::word(map), header, path)?) } else { None };
         let (at, count) = blocks.list();
         let mut previous_slot = None;
         for i in 0..count {
@@ -91,12 +141,28 @@ impl CompressedLayout {
             }
             previous_slot = Some(slot);
         }
-        Ok(CompressedLayout { blocks })
+        Ok(CompressedLayout { blocks, slots: header.entry_count, padding })
+    }
+
+    /// Slots per block.
+    pub(crate) fn block_slots(&self) -> usize {
+        self.blocks.block_bytes()
+    }
+
+    /// Whether `slot` (below the table's slots) is padding that the index
+    /// tells, so that its stored code is a filler.
+    #[inline]
+    fn index_padding(&self, slot: u64) -> bool {
+        self.padding.as_ref().is_some_and(|index| index.is_padding(slot))
     }
 
     /// The 16-bit entry of `slot`; `None` past the end or when its block
     /// does not decompress to the right size (a damaged file).
+    #[inline]
     pub(crate) fn entry(&self, map: &[u8], slot: u64) -> Option<u16> {
+        if slot < self.slots && self.index_padding(slot) {
+            return Some(PADDING_ENTRY);
+        }
         self.decode(map, slot, self.blocks.byte(map, slot)?)
     }
 
@@ -111,19 +177,24 @@ impl CompressedLayout {
         }
     }
 
-    /// The entries of block `block` (slots `block * BLOCK_ENTRIES` on) into
+    /// The entries of block `block` (slots `block * block_slots()` on) into
     /// `out`, which must be exactly as long as the block; `None` when the
     /// block does not decompress to that length or an overflow entry is
-    /// missing (a damaged file).
+    /// missing (a damaged file). Padding the index tells is found orbit by
+    /// orbit: only orbits whose representative has a symmetry hold any.
     pub(crate) fn block_entries(&self, map: &[u8], block: u64, out: &mut [u16]) -> Option<()> {
-        let mut codes = [0u8; BLOCK_ENTRIES];
+        let mut codes = vec![0u8; self.block_slots()];
         let n = self.blocks.block_into(map, block, &mut codes)?;
         if n != out.len() {
             return None;
         }
-        let first = block * BLOCK_ENTRIES as u64;
+        let first = block * self.block_slots() as u64;
+        let mut padding = vec![false; n];
+        if let Some(index) = &self.padding {
+            mark_padding(index, first, &mut padding);
+        }
         for (i, (e, &c)) in out.iter_mut().zip(&codes[..n]).enumerate() {
-            *e = self.decode(map, first + i as u64, c)?;
+            *e = if padding[i] { PADDING_ENTRY } else { self.decode(map, first + i as u64, c)? };
         }
         Some(())
     }
@@ -149,6 +220,39 @@ impl CompressedLayout {
     }
 }
 
+/// Marks in `out` the padding slots of `index` among slots `first..first +
+/// out.len()` ([`SectorIndex::for_each_padding`]).
+fn mark_padding(index: &SectorIndex, first: u64, out: &mut [bool]) {
+    out.fill(false);
+    index.for_each_padding(first..first + out.len() as u64, |slot| out[(slot - first) as usize] = true);
+}
+
+/// The index of `header`'s sector on the board of code `code` (the
+/// sub-header's second word), checked to have the header's slots.
+///
+/// # Errors
+/// [`TableError::Corrupt`], field `board`, when no board has that code,
+/// the sector does not fit on it or its index has another number of slots.
+fn padding_index(code: u32, header: &TableHeader, path: &Path) -> Result<SectorIndex, TableError> {
+    let corrupt = |detail: String| TableError::corrupt(path, "board", detail);
+    let kind = BoardKind::from_code(code)
+        .ok_or_else(|| corrupt(format!("code {code} names no board this version knows (1 to 7)")))?;
+    let indexer = kind.indexer();
+    let (s, points) = (header.sector, indexer.board().len());
+    if s.w as usize + s.b as usize > points {
+        return Err(corrupt(format!("sector {s} does not fit on the board of code {code} ({points} points)")));
+    }
+    let index = indexer.sector(s);
+    if index.len() != header.entry_count {
+        return Err(corrupt(format!(
+            "sector {s} has {} slots on the board of code {code}, but the header says {}",
+            index.len(),
+            header.entry_count
+        )));
+    }
+    Ok(index)
+}
+
 /// Sizes of a compressed table.
 #[derive(Debug, Clone)]
 pub struct CompressReport {
@@ -160,24 +264,40 @@ pub struct CompressReport {
     pub overflow: u64,
 }
 
-/// Writes the compressed form of `table` to `path`, compressing blocks in
-/// parallel at zstd `level` (1–22; [`DEFAULT_LEVEL`]), and checks it before
+/// Writes the compressed form of `table` (a table of a rule set on board
+/// `board`) to `path` in encoding [`ENCODING_DTM8_ZSTD_PADLESS`],
+/// compressing blocks in parallel as `options` says, and checks it before
 /// it gets its name: the file is written to `<path>.tmp` and synced, then
 /// opened, its checksum and header compared, and every slot read back and
 /// compared with `table`'s; only then is it renamed to `path`. So a file
 /// with the final name always holds `table`'s values, whenever the process
-/// is killed. Holds the compressed data in memory (about 0.4 bytes per
-/// slot).
+/// is killed. The bytes depend only on the values and `options`, not on
+/// the threads. Holds the compressed data in memory (about 0.1 to 0.4
+/// bytes per slot).
 ///
 /// # Errors
 /// [`TableError::Corrupt`] when a slot of `table` cannot be read (a damaged
-/// compressed source) or the written file differs from `table` (field
-/// `compressed payload`, naming the first slot found), [`TableError::Io`]
-/// when compressing or writing fails (a full disk among them); nothing is
-/// left under `path` then.
-pub fn compress_table(table: &Table, path: &Path, level: i32) -> Result<CompressReport, TableError> {
+/// compressed source), a slot that the index says is padding holds a value
+/// (field `payload`: the table was not made by this index; verify it), the
+/// sector does not fit `board`, or the written file differs from `table`
+/// (field `compressed payload`, naming the first slot found);
+/// [`TableError::Io`] when `options` are out of range, or compressing or
+/// writing fails (a full disk among them); nothing is left under `path`
+/// then.
+pub fn compress_table(
+    table: &Table,
+    path: &Path,
+    board: BoardKind,
+    options: CompressOptions,
+) -> Result<CompressReport, TableError> {
     let source = table.header();
     let entry_count = source.entry_count;
+    let block = options.block_slots;
+    if !BLOCK_SIZES.contains(&block) {
+        let detail = format!("{block} slots per block: the format allows 4096, 16384 or 65536");
+        return Err(TableError::io(path, io::Error::new(io::ErrorKind::InvalidInput, detail)));
+    }
+    let index = padding_index(board.code(), source, table.path())?;
     let unreadable = |slot: u64| TableError::Corrupt {
         path: table.path().to_path_buf(),
         field: "payload",
@@ -185,19 +305,37 @@ pub fn compress_table(table: &Table, path: &Path, level: i32) -> Result<Compress
     };
     let mut packed = pack(
         entry_count,
-        BLOCK_ENTRIES,
-        level,
+        block,
+        board.code(),
+        options.level,
         path,
         |b, codes| {
             let mut overflow = Vec::new();
-            let start = b * BLOCK_ENTRIES as u64;
-            for slot in start..(start + BLOCK_ENTRIES as u64).min(entry_count) {
+            let start = b * block as u64;
+            let mut padding = vec![false; ((start + block as u64).min(entry_count) - start) as usize];
+            mark_padding(&index, start, &mut padding);
+            // A padding slot the index tells takes the code before it.
+            let mut previous = 0;
+            for (slot, &padding) in (start..).zip(&padding) {
                 let e = table.entry(slot).ok_or_else(|| unreadable(slot))?;
-                let c = code_of(e);
-                if c == CODE_OVERFLOW {
-                    overflow.push((slot, e));
-                }
+                let c = if padding {
+                    if e != PADDING_ENTRY {
+                        return Err(TableError::corrupt(
+                            table.path(),
+                            "payload",
+                            format!("slot {slot} is not a canonical position but holds entry {e:#06x}; verify the table"),
+                        ));
+                    }
+                    previous
+                } else {
+                    let c = code_of(e);
+                    if c == CODE_OVERFLOW {
+                        overflow.push((slot, e));
+                    }
+                    c
+                };
                 codes.push(c);
+                previous = c;
             }
             Ok(overflow)
         },
@@ -211,7 +349,8 @@ pub fn compress_table(table: &Table, path: &Path, level: i32) -> Result<Compress
         list.extend_from_slice(&[0; 6]);
     }
     packed.head.extend_from_slice(&list);
-    let header = TableHeader { encoding: ENCODING_DTM8_ZSTD, payload_checksum: packed.checksum(), ..source.clone() };
+    let header =
+        TableHeader { encoding: ENCODING_DTM8_ZSTD_PADLESS, payload_checksum: packed.checksum(), ..source.clone() };
     write_checked(path, |w| packed.write(w, &header.encode()), |tmp| check_same(table, tmp, &header))?;
     Ok(CompressReport { header, bytes: HEADER_SIZE as u64 + packed.payload_len(), overflow: packed.list_count })
 }
@@ -230,10 +369,19 @@ fn check_same(table: &Table, path: &Path, header: &TableHeader) -> Result<(), Ta
     }
     packed.verify_checksum()?;
     let len = header.entry_count;
-    let blocks = len.div_ceil(BLOCK_ENTRIES as u64);
-    let mismatch = (0..blocks).into_par_iter().find_map_any(|b| {
-        let first = b * BLOCK_ENTRIES as u64;
-        (first..(first + BLOCK_ENTRIES as u64).min(len)).find(|&slot| packed.entry(slot) != table.entry(slot))
+    let Some(layout) = packed.layout() else {
+        return Err(TableError::corrupt(path, "header", "reads back uncompressed"));
+    };
+    // Block by block, as `Table::entries` reads it; the look-up of one slot
+    // is tested on its own.
+    let block = layout.block_slots() as u64;
+    let mismatch = (0..len.div_ceil(block)).into_par_iter().find_map_any(|b| {
+        let first = b * block;
+        let mut read = vec![0u16; ((first + block).min(len) - first) as usize];
+        if layout.block_entries(packed.bytes(), b, &mut read).is_none() {
+            return Some(first);
+        }
+        (first..).zip(&read).find(|&(slot, &e)| table.entry(slot) != Some(e)).map(|(slot, _)| slot)
     });
     match mismatch {
         Some(slot) => Err(TableError::Corrupt {
@@ -257,18 +405,12 @@ pub struct SectorCompression {
 }
 
 /// Compresses `sector`'s `.mtb` table of `rules` in directory `dir` into its
-/// `.mtz` twin ([`compress_table`]: written under a temporary name, every
-/// slot checked, then renamed), after checking the table's header and
-/// checksum; with `remove_original`, then deletes the `.mtb` file. This is
-/// what `morris compress` does per table and what `morris solve --compress`
-/// does to each table no later unit reads. A kill at any point leaves the
-/// `.mtb` table (with at most a `.tmp` file or a checked `.mtz` twin beside
-/// it), or the checked `.mtz` alone; running it again finishes the job.
+/// `.mtz` twin at zstd `level` and [`DEFAULT_BLOCK_SLOTS`]
+/// ([`compress_sector_with`]). This is what `morris solve --compress` does
+/// to each table no later unit reads.
 ///
 /// # Errors
-/// [`TableError::Missing`] when there is no `.mtb` table, the errors of
-/// [`Table::open`] and [`Table::verify_checksum`] for it, those of
-/// [`compress_table`], and [`TableError::Io`] when it cannot be removed.
+/// As [`compress_sector_with`].
 pub fn compress_sector(
     dir: &Path,
     rules: &RuleSet,
@@ -276,12 +418,37 @@ pub fn compress_sector(
     level: i32,
     remove_original: bool,
 ) -> Result<SectorCompression, TableError> {
+    let options = CompressOptions { level, ..CompressOptions::default() };
+    compress_sector_with(dir, rules, sector, options, remove_original)
+}
+
+/// Compresses `sector`'s `.mtb` table of `rules` in directory `dir` into its
+/// `.mtz` twin as `options` say ([`compress_table`]: written under a
+/// temporary name, every slot checked, then renamed), after checking the
+/// table's header and checksum; with `remove_original`, then deletes the
+/// `.mtb` file. This is what `morris compress` does per table. A kill at
+/// any point leaves the `.mtb` table (with at most a `.tmp` file or a
+/// checked `.mtz` twin beside it), or the checked `.mtz` alone; running it
+/// again finishes the job.
+///
+/// # Errors
+/// [`TableError::Missing`] when there is no `.mtb` table, the errors of
+/// [`Table::open`] and [`Table::verify_checksum`] for it, those of
+/// [`compress_table`], and [`TableError::Io`] when it cannot be removed.
+pub fn compress_sector_with(
+    dir: &Path,
+    rules: &RuleSet,
+    sector: Sector,
+    options: CompressOptions,
+    remove_original: bool,
+) -> Result<SectorCompression, TableError> {
     let store = Store::new(dir);
     let original = store.path(rules.name(), sector, FileKind::Dtm);
     let source = open_verified(&original, rules, sector)?;
     let original_bytes =
         std::fs::metadata(&original).map_err(|error| TableError::Io { path: original.clone(), error })?.len();
-    let report = compress_table(&source, &store.path(rules.name(), sector, FileKind::Compressed), level)?;
+    let report =
+        compress_table(&source, &store.path(rules.name(), sector, FileKind::Compressed), rules.board_kind(), options)?;
     drop(source);
     if remove_original {
         std::fs::remove_file(&original).map_err(|error| TableError::Io { path: original.clone(), error })?;
@@ -312,7 +479,7 @@ fn open_verified(path: &Path, rules: &RuleSet, sector: Sector) -> Result<Table, 
 /// (atomically, as [`write_table`]; the `.mtz` file is kept), after checking
 /// the `.mtz` file's header and checksum and that the values read back give
 /// the header's counts. For a solver that reads the table at random: a
-/// look-up in a `.mtz` file decompresses a block of 4096 slots. Holds the
+/// look-up in a `.mtz` file decompresses a block of thousands of slots. Holds the
 /// entries in memory (two bytes a slot).
 ///
 /// # Errors
@@ -347,49 +514,204 @@ mod tests {
     use crate::table::{table_path, write_table};
     use crate::{RuleSet, Sector, Value};
 
-    fn sample(n: usize) -> Vec<u16> {
-        // Draws, wins, losses, padding and DTMs past the one-byte range.
-        (0..n)
-            .map(|i| match i % 7 {
-                0 => 0,
-                1 => PADDING_ENTRY,
-                2 => 1 + (i % 300) as u16,
-                3 => 600 + (i % 5) as u16,
-                _ => 1 + (i % 40) as u16,
+    const BOARD: BoardKind = BoardKind::TwentyFour;
+
+    /// Entries for every slot of `sector` of `nine`: the padding entry
+    /// exactly where the index says (as a solver writes it), else draws,
+    /// wins, losses, DTMs past the one-byte range, and every 97th
+    /// canonical slot padding too (as for a position that cannot arise).
+    fn sample(sector: Sector, salt: u64) -> Vec<u16> {
+        let index = RuleSet::preset("nine").unwrap().indexer().sector(sector);
+        (0..index.len())
+            .map(|slot| {
+                let i = slot + salt;
+                if index.is_padding(slot) || i % 97 == 5 {
+                    PADDING_ENTRY
+                } else {
+                    match i % 7 {
+                        0 => 0,
+                        2 => 1 + (i % 300) as u16,
+                        3 => 600 + (i % 5) as u16,
+                        _ => 1 + (i % 40) as u16,
+                    }
+                }
             })
             .collect()
     }
 
+    /// Writes `entries` as `sector`'s `.mtb` table in `dir` and opens it.
+    fn plain_table(dir: &Path, sector: Sector, entries: &[u16]) -> Table {
+        let rules = RuleSet::preset("nine").unwrap();
+        let plain = table_path(dir, &rules, sector);
+        write_table(&plain, &TableHeader::for_entries(&rules, sector, entries), entries).unwrap();
+        Table::open_unchecked(&plain).unwrap()
+    }
+
+    fn options(level: i32, block_slots: usize) -> CompressOptions {
+        CompressOptions { level, block_slots }
+    }
+
     #[test]
-    fn round_trip_every_slot() {
+    fn round_trip_every_slot_at_every_block_size() {
         let dir = tempfile::tempdir().unwrap();
         let rules = RuleSet::preset("nine").unwrap();
         let sector = Sector::sliding(3, 3);
-        let entries = sample(3 * BLOCK_ENTRIES + 17);
-        let header = TableHeader::for_entries(&rules, sector, &entries);
-        let plain = table_path(dir.path(), &rules, sector);
-        write_table(&plain, &header, &entries).unwrap();
-        let table = Table::open_unchecked(&plain).unwrap();
-        let packed = plain.with_extension(COMPRESSED_EXTENSION);
-        let report = compress_table(&table, &packed, DEFAULT_LEVEL).unwrap();
-        assert!(report.overflow > 0);
-        assert_eq!(std::fs::metadata(&packed).unwrap().len(), report.bytes);
-        let z = Table::open_unchecked(&packed).unwrap();
-        z.verify_checksum().unwrap();
-        assert_eq!(z.header().wins, header.wins);
-        // Backwards, so that every look-up crosses blocks.
-        for slot in (0..entries.len() as u64).rev() {
-            assert_eq!(z.entry(slot), Some(entries[slot as usize]), "slot {slot}");
+        let entries = sample(sector, 0);
+        let index = rules.indexer().sector(sector);
+        assert!((0..entries.len() as u64).any(|s| index.is_padding(s)));
+        let table = plain_table(dir.path(), sector, &entries);
+        let packed = table.path().with_extension(COMPRESSED_EXTENSION);
+        for block_slots in BLOCK_SIZES {
+            let report = compress_table(&table, &packed, BOARD, options(DEFAULT_LEVEL, block_slots)).unwrap();
+            assert!(report.overflow > 0);
+            assert_eq!(std::fs::metadata(&packed).unwrap().len(), report.bytes);
+            let z = Table::open_unchecked(&packed).unwrap();
+            z.verify_checksum().unwrap();
+            assert_eq!(z.header().encoding, ENCODING_DTM8_ZSTD_PADLESS);
+            assert_eq!(z.header().wins, table.header().wins);
+            // Backwards, so that every look-up crosses blocks: padding
+            // slots (told by the index or stored) read as padding.
+            for slot in (0..entries.len() as u64).rev() {
+                assert_eq!(z.entry(slot), Some(entries[slot as usize]), "slot {slot}, blocks of {block_slots}");
+            }
+            assert_eq!(z.entry(entries.len() as u64), None);
+            // Whole, in parallel by block (the last block short).
+            assert_eq!(z.entries().unwrap(), entries, "blocks of {block_slots}");
         }
-        assert_eq!(z.entry(entries.len() as u64), None);
-        // Whole, in parallel by block: the same entries from either file
-        // (the last block short, overflow and padding slots included).
-        assert_eq!(z.entries().unwrap(), entries);
         assert_eq!(table.entries().unwrap(), entries);
         // With the plain file gone, `Table::open` finds the compressed one.
-        std::fs::remove_file(&plain).unwrap();
+        drop(table);
+        std::fs::remove_file(table_path(dir.path(), &rules, sector)).unwrap();
         let z = Table::open(dir.path(), &rules, sector, entries.len() as u64).unwrap();
         assert_eq!(z.value(2), Value::from_entry(entries[2]));
+    }
+
+    /// The stored codes, block by block: each padding slot that the index
+    /// tells holds the code of the slot before it (0 at a block's start),
+    /// every other slot its own code; the board's code is in the
+    /// sub-header (docs/formats.md).
+    #[test]
+    fn padding_told_by_the_index_takes_the_code_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let sector = Sector::sliding(3, 4);
+        let entries = sample(sector, 3);
+        let index = RuleSet::preset("nine").unwrap().indexer().sector(sector);
+        let table = plain_table(dir.path(), sector, &entries);
+        let packed = table.path().with_extension(COMPRESSED_EXTENSION);
+        compress_table(&table, &packed, BOARD, options(1, 4096)).unwrap();
+        let file = std::fs::read(&packed).unwrap();
+        assert_eq!(u32_at(&file, HEADER_SIZE), 4096);
+        assert_eq!(u32_at(&file, HEADER_SIZE + 4), 1, "the 24-point board's code");
+        let blocks = u64_at(&file, HEADER_SIZE + 8).unwrap() as usize;
+        let overflow = u64_at(&file, HEADER_SIZE + 16).unwrap() as usize;
+        let offsets = HEADER_SIZE + SUBHEADER_SIZE;
+        let data = offsets + 8 * (blocks + 1) + OVERFLOW_RECORD * overflow;
+        let (mut fillers, mut padding_stored) = (0, 0);
+        for b in 0..blocks {
+            let (start, end) = (u64_at(&file, offsets + 8 * b).unwrap(), u64_at(&file, offsets + 8 * b + 8).unwrap());
+            let codes = zstd::bulk::decompress(&file[data + start as usize..data + end as usize], 4096).unwrap();
+            for (i, &c) in codes.iter().enumerate() {
+                let slot = (b * 4096 + i) as u64;
+                let expected = if index.is_padding(slot) {
+                    fillers += 1;
+                    if i == 0 {
+                        0
+                    } else {
+                        codes[i - 1]
+                    }
+                } else {
+                    padding_stored += (entries[slot as usize] == PADDING_ENTRY) as usize;
+                    code_of(entries[slot as usize])
+                };
+                assert_eq!(c, expected, "slot {slot}");
+            }
+        }
+        assert!(fillers > 1000 && padding_stored > 100, "{fillers} {padding_stored}");
+    }
+
+    fn u32_at(bytes: &[u8], at: usize) -> u32 {
+        u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+    }
+
+    /// A file of the previous encoding (2: blocks of 4096 slots, padding
+    /// code 255), written here byte by byte as docs/formats.md gave it, is
+    /// still read, every slot.
+    #[test]
+    fn encoding_2_is_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let sector = Sector::sliding(3, 3);
+        let entries = sample(sector, 1);
+        let table = plain_table(dir.path(), sector, &entries);
+        let path = table.path().with_extension(COMPRESSED_EXTENSION);
+        let mut packed = pack(
+            entries.len() as u64,
+            BLOCK_ENTRIES,
+            0,
+            3,
+            &path,
+            |b, codes| {
+                let first = b as usize * BLOCK_ENTRIES;
+                let block = &entries[first..(first + BLOCK_ENTRIES).min(entries.len())];
+                codes.extend(block.iter().map(|&e| code_of(e)));
+                Ok((first..).zip(block).filter(|p| *p.1 > 253 && *p.1 != PADDING_ENTRY).count() as u64)
+            },
+            |frames| frames.iter().map(|f| f.1).sum(),
+        )
+        .unwrap();
+        for (slot, &e) in entries.iter().enumerate().filter(|p| *p.1 > 253 && *p.1 != PADDING_ENTRY) {
+            packed.head.extend_from_slice(&(slot as u64).to_le_bytes());
+            packed.head.extend_from_slice(&e.to_le_bytes());
+            packed.head.extend_from_slice(&[0; 6]);
+        }
+        let header =
+            TableHeader { encoding: ENCODING_DTM8_ZSTD, payload_checksum: packed.checksum(), ..table.header().clone() };
+        crate::table::write_atomically(&path, |w| packed.write(w, &header.encode())).unwrap();
+        let z = Table::open_unchecked(&path).unwrap();
+        z.verify_checksum().unwrap();
+        assert_eq!(z.entries().unwrap(), entries);
+        for slot in (0..entries.len() as u64).step_by(7) {
+            assert_eq!(z.entry(slot), Some(entries[slot as usize]), "slot {slot}");
+        }
+        assert_eq!(z.values_checksum().unwrap(), table.header().payload_checksum);
+    }
+
+    /// The same table compressed on one thread and on three gives the same
+    /// bytes (the ledger of verified tables and the release's checksums
+    /// rely on it).
+    #[test]
+    fn compressing_is_deterministic_whatever_the_threads() {
+        let dir = tempfile::tempdir().unwrap();
+        let sector = Sector::sliding(3, 4);
+        let table = plain_table(dir.path(), sector, &sample(sector, 2));
+        let mut files = Vec::new();
+        for threads in [1, 3] {
+            let path = dir.path().join(format!("t{threads}.mtz"));
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| compress_table(&table, &path, BOARD, options(3, 16384))).unwrap();
+            files.push(std::fs::read(&path).unwrap());
+        }
+        assert_eq!(files[0], files[1]);
+    }
+
+    /// A table whose padding slot (by the index) holds a value is refused,
+    /// naming the slot, and nothing is written; so is a block size the
+    /// format does not allow.
+    #[test]
+    fn a_value_in_a_padding_slot_or_a_bad_block_size_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let sector = Sector::sliding(3, 3);
+        let index = RuleSet::preset("nine").unwrap().indexer().sector(sector);
+        let mut entries = sample(sector, 0);
+        let slot = (0..entries.len() as u64).find(|&s| index.is_padding(s)).unwrap();
+        entries[slot as usize] = 3;
+        let table = plain_table(dir.path(), sector, &entries);
+        let packed = table.path().with_extension(COMPRESSED_EXTENSION);
+        let err = compress_table(&table, &packed, BOARD, CompressOptions::default()).unwrap_err();
+        assert!(err.to_string().contains(&format!("slot {slot} is not a canonical position")), "{err}");
+        assert!(!packed.exists());
+        let err = compress_table(&table, &packed, BOARD, options(3, 8192)).unwrap_err();
+        assert!(err.to_string().contains("8192 slots per block"), "{err}");
+        assert!(!packed.exists());
     }
 
     /// The values checksum is the `.mtb` payload checksum, whichever form
@@ -400,25 +722,23 @@ mod tests {
     fn values_checksum_is_the_same_in_either_form() {
         let dir = tempfile::tempdir().unwrap();
         let rules = RuleSet::preset("nine").unwrap();
-        let sector = Sector::sliding(3, 3);
-        let mut entries = sample(300 * BLOCK_ENTRIES + 5);
+        let sector = Sector::sliding(3, 5);
+        let mut entries = sample(sector, 0);
         let header = TableHeader::for_entries(&rules, sector, &entries);
-        let plain = table_path(dir.path(), &rules, sector);
-        write_table(&plain, &header, &entries).unwrap();
-        let table = Table::open_unchecked(&plain).unwrap();
+        let table = plain_table(dir.path(), sector, &entries);
         assert_eq!(table.values_checksum().unwrap(), header.payload_checksum);
-        let packed = plain.with_extension(COMPRESSED_EXTENSION);
-        compress_table(&table, &packed, 1).unwrap();
+        let packed = table.path().with_extension(COMPRESSED_EXTENSION);
+        compress_table(&table, &packed, BOARD, options(1, 16384)).unwrap();
         let z = Table::open_unchecked(&packed).unwrap();
         assert_ne!(z.header().payload_checksum, header.payload_checksum);
         assert_eq!(z.values_checksum().unwrap(), header.payload_checksum);
 
-        entries[299 * BLOCK_ENTRIES] = 7;
+        let changed = (0..entries.len() - 100).rev().find(|&i| entries[i] != PADDING_ENTRY).unwrap();
+        entries[changed] = if entries[changed] == 7 { 9 } else { 7 };
         let other = TableHeader::for_entries(&rules, sector, &entries);
         drop((table, z));
-        write_table(&plain, &other, &entries).unwrap();
-        let table = Table::open_unchecked(&plain).unwrap();
-        compress_table(&table, &packed, 1).unwrap();
+        let table = plain_table(dir.path(), sector, &entries);
+        compress_table(&table, &packed, BOARD, options(1, 16384)).unwrap();
         let z = Table::open_unchecked(&packed).unwrap();
         assert_ne!(z.values_checksum().unwrap(), header.payload_checksum);
         assert_eq!(z.values_checksum().unwrap(), other.payload_checksum);
@@ -435,13 +755,11 @@ mod tests {
     #[test]
     fn damage_is_an_error_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();
-        let rules = RuleSet::preset("nine").unwrap();
-        let sector = Sector::sliding(3, 4);
-        let entries = sample(2 * BLOCK_ENTRIES);
-        let plain = table_path(dir.path(), &rules, sector);
-        write_table(&plain, &TableHeader::for_entries(&rules, sector, &entries), &entries).unwrap();
-        let packed = plain.with_extension(COMPRESSED_EXTENSION);
-        compress_table(&Table::open_unchecked(&plain).unwrap(), &packed, 1).unwrap();
+        let sector = Sector::sliding(3, 3);
+        let entries = sample(sector, 4);
+        let table = plain_table(dir.path(), sector, &entries);
+        let packed = table.path().with_extension(COMPRESSED_EXTENSION);
+        compress_table(&table, &packed, BOARD, options(1, 4096)).unwrap();
         let good = std::fs::read(&packed).unwrap();
         // A byte in the data: the checksum says so, and look-ups give
         // values or None, never a panic.
@@ -477,6 +795,21 @@ mod tests {
         std::fs::write(&packed, &bad).unwrap();
         let err = Table::open_unchecked(&packed).unwrap_err();
         assert!(err.to_string().contains("block offsets"), "{err}");
+        // A block size or a board the format does not know. (The header's
+        // payload checksum is checked later, on first use.)
+        for (at, value, says) in [(0, 8192u32, "block size"), (4, 0, "board"), (4, 99, "board")] {
+            let mut bad = good.clone();
+            bad[HEADER_SIZE + at..HEADER_SIZE + at + 4].copy_from_slice(&value.to_le_bytes());
+            std::fs::write(&packed, &bad).unwrap();
+            let err = Table::open_unchecked(&packed).unwrap_err();
+            assert!(err.to_string().contains(says), "{err}");
+        }
+        // The six-point board's code: sector 3-3 has other slots there.
+        let mut bad = good.clone();
+        bad[HEADER_SIZE + 4..HEADER_SIZE + 8].copy_from_slice(&BoardKind::Sixteen.code().to_le_bytes());
+        std::fs::write(&packed, &bad).unwrap();
+        let err = Table::open_unchecked(&packed).unwrap_err();
+        assert!(err.to_string().contains("board") && err.to_string().contains("slots"), "{err}");
         // Cut short.
         std::fs::write(&packed, &good[..good.len() - 1]).unwrap();
         let err = Table::open_unchecked(&packed).unwrap_err();

@@ -51,8 +51,14 @@ pub const INDEX_VERSION: u32 = 1;
 // The entry encodings (offset 48), one number each across all formats.
 /// Entry encoding of DTM tables: 16-bit DTM entries ([`crate::value`]).
 pub const ENCODING_DTM16: u32 = 1;
-/// Entry encoding of compressed DTM tables ([`crate::compressed`]).
+/// Entry encoding of compressed DTM tables before padding was left to the
+/// index: code bytes in zstd blocks of 4096 slots, padding stored as code
+/// 255 ([`crate::compressed`]); still read, no longer written.
 pub const ENCODING_DTM8_ZSTD: u32 = 2;
+/// Entry encoding of compressed DTM tables: code bytes in zstd blocks of
+/// 4096 to 65536 slots, the padding slots that the sector's index tells
+/// given the code of the slot before them ([`crate::compressed`]).
+pub const ENCODING_DTM8_ZSTD_PADLESS: u32 = 8;
 /// Entry encoding of WDL files: five slots per byte in base 3
 /// ([`crate::wdl`]).
 pub const ENCODING_WDL_BASE3: u32 = 3;

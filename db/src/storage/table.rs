@@ -11,7 +11,7 @@
 //! | 24 | 16 | rule-set name, UTF-8, zero-padded |
 //! | 40 | 4 | sector: w, b, wh, bh (one byte each) |
 //! | 44 | 4 | index scheme version ([`INDEX_VERSION`]) |
-//! | 48 | 4 | entry encoding ([`ENCODING_DTM16`], or [`ENCODING_DTM8_ZSTD`] for a compressed `.mtz` table) |
+//! | 48 | 4 | entry encoding ([`ENCODING_DTM16`], or for a compressed `.mtz` table [`ENCODING_DTM8_ZSTD_PADLESS`], older ones [`ENCODING_DTM8_ZSTD`]) |
 //! | 52 | 4 | reserved, zero |
 //! | 56 | 8 | entry count (slots) |
 //! | 64 | 8 | canonical positions |
@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::compressed::{CompressedLayout, ENCODING_DTM8_ZSTD};
+use crate::compressed::{CompressedLayout, ENCODING_DTM8_ZSTD, ENCODING_DTM8_ZSTD_PADLESS};
 use crate::rules::RuleSet;
 use crate::sector::Sector;
 use crate::storage::header::{check_file_size, Format, Header, MappedFile, OwnFields};
@@ -147,7 +147,7 @@ impl OwnFields for DtmFields {
     const FORMAT: Format = Format {
         magic: MAGIC,
         version: FORMAT_VERSION,
-        encodings: &[ENCODING_DTM16, ENCODING_DTM8_ZSTD],
+        encodings: &[ENCODING_DTM16, ENCODING_DTM8_ZSTD, ENCODING_DTM8_ZSTD_PADLESS],
         retired: &[],
         version_name: "format version",
         version_remedy: "re-solve the table or use a matching release",
@@ -159,7 +159,7 @@ impl OwnFields for DtmFields {
     type Layout = Option<CompressedLayout>;
 
     fn layout(header: &TableHeader, map: &[u8], path: &Path) -> Result<Option<CompressedLayout>, TableError> {
-        if header.encoding == ENCODING_DTM8_ZSTD {
+        if header.encoding == ENCODING_DTM8_ZSTD || header.encoding == ENCODING_DTM8_ZSTD_PADLESS {
             return CompressedLayout::parse(map, header, path).map(Some);
         }
         check_file_size(header, map.len(), header.entry_count.checked_mul(2), path)?;
@@ -353,17 +353,17 @@ impl Table {
     /// entry is missing (a damaged file); a table whose entry count does
     /// not fit this machine's memory addressing.
     pub fn entries(&self) -> Result<Vec<u16>, TableError> {
-        const CHUNK: usize = crate::compressed::BLOCK_ENTRIES;
+        let chunk_len = self.layout().as_ref().map_or(crate::compressed::BLOCK_ENTRIES, |l| l.block_slots());
         let count = self.header().entry_count;
         let unreadable = |slot: u64| TableError::corrupt(self.path(), "payload", format!("slot {slot} cannot be read"));
         let len = usize::try_from(count).map_err(|_| unreadable(0))?;
         let mut entries = vec![0u16; len];
-        entries.par_chunks_mut(CHUNK).enumerate().try_for_each(|(b, chunk)| {
-            let first = (b * CHUNK) as u64;
+        entries.par_chunks_mut(chunk_len).enumerate().try_for_each(|(b, chunk)| {
+            let first = (b * chunk_len) as u64;
             match self.layout() {
                 Some(layout) => layout.block_entries(self.bytes(), b as u64, chunk).ok_or_else(|| unreadable(first)),
                 None => {
-                    let at = HEADER_SIZE + 2 * b * CHUNK;
+                    let at = HEADER_SIZE + 2 * b * chunk_len;
                     let bytes = self.bytes().get(at..at + 2 * chunk.len()).ok_or_else(|| unreadable(first))?;
                     for (e, b) in chunk.iter_mut().zip(bytes.chunks_exact(2)) {
                         *e = u16::from_le_bytes([b[0], b[1]]);
@@ -396,21 +396,23 @@ impl Table {
         let Some(layout) = self.layout() else {
             return Ok(self.header().payload_checksum);
         };
-        const BLOCK: usize = crate::compressed::BLOCK_ENTRIES;
-        const BATCH: usize = 256;
+        let block_len = layout.block_slots();
+        // About a million slots a batch, whatever the block size.
+        let batch_len = (1 << 20) / block_len;
         let count = self.header().entry_count;
         let unreadable = |slot: u64| TableError::corrupt(self.path(), "payload", format!("slot {slot} cannot be read"));
-        let blocks = count.div_ceil(BLOCK as u64);
+        let blocks = count.div_ceil(block_len as u64);
         let mut hasher = Xxh3::new();
-        let mut entries = vec![0u16; BLOCK * BATCH];
-        let mut bytes = Vec::with_capacity(2 * BLOCK * BATCH);
-        for first in (0..blocks).step_by(BATCH) {
-            let start = first * BLOCK as u64;
-            let len = usize::try_from((count - start).min((BLOCK * BATCH) as u64)).map_err(|_| unreadable(start))?;
+        let mut entries = vec![0u16; block_len * batch_len];
+        let mut bytes = Vec::with_capacity(2 * block_len * batch_len);
+        for first in (0..blocks).step_by(batch_len) {
+            let start = first * block_len as u64;
+            let len =
+                usize::try_from((count - start).min((block_len * batch_len) as u64)).map_err(|_| unreadable(start))?;
             let batch = &mut entries[..len];
-            batch.par_chunks_mut(BLOCK).enumerate().try_for_each(|(i, chunk)| {
+            batch.par_chunks_mut(block_len).enumerate().try_for_each(|(i, chunk)| {
                 let block = first + i as u64;
-                layout.block_entries(self.bytes(), block, chunk).ok_or_else(|| unreadable(block * BLOCK as u64))
+                layout.block_entries(self.bytes(), block, chunk).ok_or_else(|| unreadable(block * block_len as u64))
             })?;
             bytes.clear();
             for e in batch.iter() {

@@ -253,7 +253,7 @@ impl OwnFields for WdlFields {
             ENCODING_WDL_BASE3_ZSTD => {
                 let bytes = payload_size(header.entry_count)
                     .ok_or_else(|| TableError::corrupt(path, "entry count", "too large".to_string()))?;
-                Ok(WdlLayout { form: Form::Zstd(Blocks::parse(map, bytes, WDL_BLOCK_BYTES, 0, path)?) })
+                Ok(WdlLayout { form: Form::Zstd(Blocks::parse(map, bytes, &[WDL_BLOCK_BYTES], 0, path)?) })
             }
             ENCODING_WDL_GROUPS => Ok(WdlLayout { form: Form::Groups(Groups::parse(map, header.entry_count, path)?) }),
             _ => {
@@ -390,6 +390,7 @@ pub fn export_table_compressed(table: &Table, path: &Path, level: i32) -> Result
     let packed = pack(
         bytes,
         WDL_BLOCK_BYTES,
+        0,
         level,
         path,
         |b, buf| {

@@ -10,8 +10,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
+use clap::builder::TypedValueParser;
 use clap::Args;
-use morris_db::compressed::{compress_sector, DEFAULT_LEVEL};
+use morris_db::compressed::{compress_sector_with, CompressOptions, DEFAULT_BLOCK_SLOTS, DEFAULT_LEVEL};
 use morris_db::{FileKind, Store};
 
 use crate::args::{DbArg, RulesArg};
@@ -30,6 +31,11 @@ pub struct CompressArgs {
     /// zstd level, 1 (fastest) to 19 (smallest).
     #[arg(long, default_value_t = DEFAULT_LEVEL, value_parser = crate::args::number::<i32>(1..=19))]
     level: i32,
+    /// Slots per independently compressed block: 4096, 16384 or 65536.
+    /// Larger blocks take fewer bytes; a look-up that misses the cache
+    /// decompresses one block, so probes at random are slower.
+    #[arg(long, default_value_t = DEFAULT_BLOCK_SLOTS, value_parser = clap::builder::PossibleValuesParser::new(["4096", "16384", "65536"]).map(|s| s.parse::<usize>().unwrap_or(DEFAULT_BLOCK_SLOTS)))]
+    block_slots: usize,
     /// Delete each `.mtb` table once its compressed form is written and
     /// every slot of it checked against the original.
     #[arg(long)]
@@ -52,7 +58,8 @@ pub fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
     let (mut positions, mut before, mut after) = (0u64, 0u64, 0u64);
     writeln!(out, "{:<9} {:>14} {:>14} {:>14} {:>10}", "sector", "positions", ".mtb bytes", ".mtz bytes", "bytes/pos")?;
     for sector in sectors {
-        let done = compress_sector(dir, &rules, sector, args.level, args.remove_originals)?;
+        let options = CompressOptions { level: args.level, block_slots: args.block_slots };
+        let done = compress_sector_with(dir, &rules, sector, options, args.remove_originals)?;
         let (report, original) = (done.report, done.original_bytes);
         let count = report.header.canonical_positions;
         positions += count;
