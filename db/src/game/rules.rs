@@ -1052,4 +1052,30 @@ mod tests {
             assert!(matches!(e, RulesError::Stones { .. }), "{p} {bad}: {e}");
         }
     }
+
+    /// The board codes that compressed tables store are those
+    /// docs/formats.md lists; every code names one board, and no other
+    /// number names any.
+    #[test]
+    fn board_codes_are_the_documented_ones() {
+        let documented = [
+            (1, BoardKind::TwentyFour),
+            (2, BoardKind::TwentyFourDiagonals),
+            (3, BoardKind::Sixteen),
+            (4, BoardKind::Seventeen),
+            (5, BoardKind::Sesotho),
+            (6, BoardKind::NinePointDiagonals),
+            (7, BoardKind::NinePoint),
+        ];
+        for (code, kind) in documented {
+            assert_eq!(kind.code(), code);
+            assert_eq!(BoardKind::from_code(code), Some(kind));
+        }
+        assert_eq!(BoardKind::from_code(0), None);
+        assert_eq!(BoardKind::from_code(8), None);
+        assert_eq!(RuleSet::preset("six").unwrap().board_kind().code(), 3);
+        // Rule sets on one board share one index.
+        let (a, b) = (RuleSet::preset("nine").unwrap(), RuleSet::preset("nine-noflying").unwrap());
+        assert!(std::ptr::eq(a.indexer(), b.indexer()));
+    }
 }

@@ -323,7 +323,9 @@ pub fn compress_table(
                         return Err(TableError::corrupt(
                             table.path(),
                             "payload",
-                            format!("slot {slot} is not a canonical position but holds entry {e:#06x}; verify the table"),
+                            format!(
+                                "slot {slot} is not a canonical position but holds entry {e:#06x}; verify the table"
+                            ),
                         ));
                     }
                     previous
