@@ -151,7 +151,7 @@ impl BoardKind {
         }
     }
 
-    /// Every board kind, in the order of [`BoardKind::code`].
+    /// Every board kind (a new one needs a new [`BoardKind::code`] too).
     const ALL: [BoardKind; 7] = [
         BoardKind::TwentyFour,
         BoardKind::TwentyFourDiagonals,
@@ -165,13 +165,21 @@ impl BoardKind {
     /// The number that names this board in files (`1..=7`; a compressed
     /// DTM table of encoding 8 stores it, docs/formats.md).
     pub fn code(self) -> u32 {
-        BoardKind::ALL.iter().position(|&k| k == self).map_or(0, |i| i as u32 + 1)
+        match self {
+            BoardKind::TwentyFour => 1,
+            BoardKind::TwentyFourDiagonals => 2,
+            BoardKind::Sixteen => 3,
+            BoardKind::Seventeen => 4,
+            BoardKind::Sesotho => 5,
+            BoardKind::NinePointDiagonals => 6,
+            BoardKind::NinePoint => 7,
+        }
     }
 
     /// The board kind whose [`BoardKind::code`] is `code`; `None` for any
     /// other number.
     pub fn from_code(code: u32) -> Option<BoardKind> {
-        BoardKind::ALL.get((code as usize).checked_sub(1)?).copied()
+        BoardKind::ALL.into_iter().find(|k| k.code() == code)
     }
 
     /// The sector index of this board, one per board kind in the process
