@@ -141,6 +141,18 @@ pub fn colex_unrank(mut rank: u64, k: usize) -> Bitboard {
 /// representative some non-identity symmetry fixes.
 const SYMMETRIC: u32 = 1 << 5;
 
+/// The next set after `set` with as many points, in increasing (colex)
+/// order (Gosper's hack); the empty set stays empty.
+#[inline]
+fn next_of_same_size(set: Bitboard) -> Bitboard {
+    if set == 0 {
+        return 0;
+    }
+    let c = set & set.wrapping_neg();
+    let r = set.wrapping_add(c);
+    (((r ^ set) >> 2) / c) | r
+}
+
 /// Orbits of the `w`-point sets of a board under its symmetries.
 #[derive(Debug)]
 pub struct OrbitTable {
@@ -191,12 +203,7 @@ impl OrbitTable {
                 by_colex[colex_rank(best) as usize] & !31
             };
             by_colex.push(orbit | best_sym);
-            // Next set of the same size in increasing order (Gosper's hack).
-            if set != 0 {
-                let c = set & set.wrapping_neg();
-                let r = set.wrapping_add(c);
-                set = (((r ^ set) >> 2) / c) | r;
-            }
+            set = next_of_same_size(set);
         }
         OrbitTable { by_colex, representatives, stabiliser_start, stabiliser_syms }
     }
@@ -405,11 +412,7 @@ impl SectorIndex {
             if stabiliser.iter().all(|&g| syms[g as usize].apply(them) >= them) {
                 f(base + r, rep, them);
             }
-            if compressed != 0 {
-                let c = compressed & compressed.wrapping_neg();
-                let next = compressed.wrapping_add(c);
-                compressed = (((next ^ compressed) >> 2) / c) | next;
-            }
+            compressed = next_of_same_size(compressed);
         }
     }
 
@@ -469,11 +472,7 @@ impl SectorIndex {
                     if stabiliser.iter().any(|&g| syms[g as usize].apply(them) < them) {
                         f(s);
                     }
-                    if compressed != 0 {
-                        let c = compressed & compressed.wrapping_neg();
-                        let next = compressed.wrapping_add(c);
-                        compressed = (((next ^ compressed) >> 2) / c) | next;
-                    }
+                    compressed = next_of_same_size(compressed);
                 }
             }
             slot = orbit_end;
