@@ -264,6 +264,12 @@ impl Indexer {
         &self.board
     }
 
+    /// The board this index is of, shared: a rule set holds this one, so
+    /// that move generation and the index read one copy of its tables.
+    pub fn shared_board(&self) -> Arc<Board> {
+        self.board.clone()
+    }
+
     /// The orbit table of `w`-point sets (built on first call; about 30 ms
     /// for w = 9 on the 24-point board).
     ///

@@ -380,12 +380,13 @@ impl RuleSet {
             "three-nodiagonal" => (NinePoint, 3, Never, FullBoardOutcome::Draw, false, true),
             _ => return Err(UnknownPreset(name.to_string())),
         };
-        let board = Arc::new(kind.build());
+        let indexer = kind.indexer();
+        let board = indexer.shared_board();
         Ok(RuleSet {
             name: preset.to_string(),
             preset,
             board_kind: kind,
-            indexer: kind.indexer(),
+            indexer,
             board,
             stones,
             flying,
