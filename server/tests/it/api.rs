@@ -505,6 +505,19 @@ fn review_marks_moves_against_the_tables() {
     assert_eq!(m["after"]["category"], category(bad_value));
     assert_eq!(m["best"]["notation"], moves[0].0.notation(rules.board()));
     assert_eq!(json["moves"][1]["mark"], "kept");
+    // Each move's points and the position after it (the page steps
+    // through these), from the moves the probe gave.
+    let board = rules.board();
+    for (m, (mv, after)) in
+        json["moves"].as_array().unwrap().iter().zip([(bad, after_bad), (reply, after_bad.play_unchecked(reply))])
+    {
+        assert_eq!(m["position_after"], after.to_text(board), "{m}");
+        assert_eq!(m["to"], board.point_name(mv.to), "{m}");
+        assert_eq!(m["from"], mv.from.map_or(Json::Null, |p| Json::from(board.point_name(p))), "{m}");
+        let removes: Vec<&str> = morris_db::Points(mv.removals()).map(|p| board.point_name(p)).collect();
+        assert_eq!(m["removes"], Json::from(removes), "{m}");
+    }
+    assert_eq!(json["moves"][1]["position"], json["moves"][0]["position_after"]);
     assert_eq!(json["first_decisive_mistake"], 1);
     assert_eq!(json["summary"]["white"]["threw_win"], 1);
     assert_eq!(json["summary"]["white"]["first_decisive_mistake"], 1);
