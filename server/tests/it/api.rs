@@ -777,3 +777,34 @@ fn traps_of_a_hand_checked_position_of_three() {
         .collect();
     assert_eq!(replies, [("b1-c1", "win"), ("c2-c1", "loss"), ("c3-b3", "loss")]);
 }
+
+/// `reachable`: from six's bitmaps (`morris reach`, written here beside a
+/// copy of its tables) as `morris_probe::reach::reachable` reads them
+/// afresh, both values among a sample (48.9% of six's canonical positions
+/// can arise: docs/results.md); `null` for nine, which has no bitmaps.
+#[test]
+fn reachable_comes_from_the_bitmaps() {
+    let rules = RuleSet::preset("six").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(&dbs().six).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, tmp.path().join(path.file_name().unwrap())).unwrap();
+    }
+    morris_solver::reach::reach_all(&rules, tmp.path(), |_| {}).unwrap();
+    let addr = start(&[("six", tmp.path()), ("nine", &dbs().nine)]);
+    let mut seen = [0; 2];
+    for text in morris_server::bench::random_positions(&rules, 12, 60, 9) {
+        let pos = Position::parse(&text, &rules).unwrap();
+        let expected = morris_probe::reach::reachable(tmp.path(), &rules, &pos).unwrap().unwrap();
+        // Twice: the second answer from the bitmap kept mapped.
+        for _ in 0..2 {
+            let (status, json) = get(addr, &format!("/api/six?position={}", q(&text)));
+            assert_eq!(status, 200, "{json}");
+            assert_eq!(json["reachable"], expected, "{text}");
+        }
+        seen[usize::from(expected)] += 1;
+    }
+    assert!(seen[0] > 0 && seen[1] > 0, "{seen:?}");
+    let (_, json) = get(addr, &format!("/api/nine?position={}", q("W:a4,d1,g4 B:b2,d6,f2 w")));
+    assert_eq!(json["reachable"], Json::Null);
+}
