@@ -325,18 +325,86 @@ struct Shared<E: Encoding> {
     rules: RuleSet,
     options: ProbeOptions,
     encoding: E,
-    files: RwLock<HashMap<Sector, Cached<E::File>>>,
+    files: FileCache<E::File>,
+    /// The reachability bitmaps (`morris reach`) beside the tables, `None`
+    /// for a sector that has none ([`Tables::reachable`]).
+    reach: FileCache<Option<morris_db::reach::ReachMap>>,
+}
+
+/// Per-sector files kept open, each with when its path was last checked:
+/// the one cache of [`Tables::table`] (and of [`Tables::reachable`]'s
+/// bitmaps).
+#[derive(Debug)]
+pub(crate) struct FileCache<F> {
+    files: RwLock<HashMap<Sector, Cached<F>>>,
     /// The time [`Cached::checked`] counts from.
     epoch: Instant,
 }
 
-/// A file mapped by [`Tables::table`], with when its path was last checked.
+/// A file kept by a [`FileCache`], with when its path was last checked.
 #[derive(Debug)]
 struct Cached<F> {
     file: Arc<F>,
-    /// Milliseconds after [`Shared::epoch`] when the path was last seen to
-    /// name this file ([`Encoding::is_current`]).
+    /// Milliseconds after [`FileCache::epoch`] when the path was last seen
+    /// to name this file (`current` of [`FileCache::kept`]).
     checked: AtomicU64,
+}
+
+impl<F> FileCache<F> {
+    fn new() -> FileCache<F> {
+        FileCache { files: RwLock::new(HashMap::new()), epoch: Instant::now() }
+    }
+
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64
+    }
+
+    /// The file kept for `sector`, unless `intact` says it shrank
+    /// underneath or `current` (asked at most once per
+    /// [`RECHECK_INTERVAL`]: one stat) says its path names another file
+    /// now; such a file is dropped. `None` when there is none to use: open
+    /// it and [`FileCache::keep`] it.
+    pub(crate) fn kept(
+        &self,
+        sector: Sector,
+        intact: impl Fn(&F) -> bool,
+        current: impl Fn(&F) -> bool,
+    ) -> Option<Arc<F>> {
+        let now = self.now();
+        let kept = self.files.read().ok().and_then(|m| {
+            let c = m.get(&sector)?;
+            if !intact(&c.file) {
+                return Some(None);
+            }
+            let due =
+                now.saturating_sub(c.checked.load(AtomicOrdering::Relaxed)) >= RECHECK_INTERVAL.as_millis() as u64;
+            if due {
+                if !current(&c.file) {
+                    return Some(None);
+                }
+                c.checked.store(now, AtomicOrdering::Relaxed);
+            }
+            Some(Some(c.file.clone()))
+        });
+        match kept {
+            Some(Some(file)) => Some(file),
+            Some(None) => {
+                if let Ok(mut map) = self.files.write() {
+                    map.remove(&sector);
+                }
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Keeps `file` as `sector`'s, checked now.
+    pub(crate) fn keep(&self, sector: Sector, file: Arc<F>) {
+        let now = self.now();
+        if let Ok(mut map) = self.files.write() {
+            map.insert(sector, Cached { file, checked: AtomicU64::new(now) });
+        }
+    }
 }
 
 /// How often [`Tables::table`] checks that a mapped file's path still
@@ -370,8 +438,8 @@ impl<E: Encoding> Tables<E> {
             let why = if dir.exists() { "not a directory" } else { encoding.no_directory() };
             return Err(ProbeError::NoDatabase { path: dir, why: why.to_string() });
         }
-        let files = RwLock::new(HashMap::new());
-        Ok(Tables { shared: Arc::new(Shared { dir, rules, options, encoding, files, epoch: Instant::now() }) })
+        let (files, reach) = (FileCache::new(), FileCache::new());
+        Ok(Tables { shared: Arc::new(Shared { dir, rules, options, encoding, files, reach }) })
     }
 
     /// The rule set.
@@ -387,6 +455,11 @@ impl<E: Encoding> Tables<E> {
     /// The encoding.
     pub fn encoding(&self) -> &E {
         &self.shared.encoding
+    }
+
+    /// The cache of reachability bitmaps ([`Tables::reachable`]).
+    pub(crate) fn reach_cache(&self) -> &FileCache<Option<morris_db::reach::ReachMap>> {
+        &self.shared.reach
     }
 
     /// The sectors with a file in the directory, in the order of
@@ -415,31 +488,10 @@ impl<E: Encoding> Tables<E> {
     /// table replaced by a rename is read from then on and one truncated
     /// gives its error.
     pub fn table(&self, sector: Sector) -> Result<Arc<E::File>, ProbeError> {
-        let now = self.shared.epoch.elapsed().as_millis() as u64;
-        let kept = self.shared.files.read().ok().and_then(|m| {
-            let c = m.get(&sector)?;
-            let encoding = &self.shared.encoding;
-            if encoding.check_intact(&c.file).is_err() {
-                return Some(None);
-            }
-            let due =
-                now.saturating_sub(c.checked.load(AtomicOrdering::Relaxed)) >= RECHECK_INTERVAL.as_millis() as u64;
-            if due {
-                if !encoding.is_current(&c.file) {
-                    return Some(None);
-                }
-                c.checked.store(now, AtomicOrdering::Relaxed);
-            }
-            Some(Some(c.file.clone()))
-        });
-        match kept {
-            Some(Some(file)) => return Ok(file),
-            Some(None) => {
-                if let Ok(mut map) = self.shared.files.write() {
-                    map.remove(&sector);
-                }
-            }
-            None => {}
+        let encoding = &self.shared.encoding;
+        let kept = self.shared.files.kept(sector, |f| encoding.check_intact(f).is_ok(), |f| encoding.is_current(f));
+        if let Some(file) = kept {
+            return Ok(file);
         }
         self.shared.rules.check_sector(sector).map_err(|e| ProbeError::Unreachable { reason: e.to_string() })?;
         if !self.shared.rules.sector_occurs(sector) {
@@ -463,9 +515,7 @@ impl<E: Encoding> Tables<E> {
         }
         self.shared.encoding.check_intact(&file)?;
         let file = Arc::new(file);
-        if let Ok(mut map) = self.shared.files.write() {
-            map.insert(sector, Cached { file: file.clone(), checked: AtomicU64::new(now) });
-        }
+        self.shared.files.keep(sector, file.clone());
         Ok(file)
     }
 

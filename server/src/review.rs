@@ -19,7 +19,7 @@
 use morris_db::fen::Clocks;
 use morris_db::record::{read_record, replay};
 use morris_db::wdl::Wdl;
-use morris_db::{Color, Position, Value};
+use morris_db::{Color, Points, Position, Value};
 use serde::Serialize;
 
 use crate::source::{Eval, LookupError, Source};
@@ -62,6 +62,15 @@ pub struct ReviewedMove {
     pub notation: String,
     /// The position before the move, our notation.
     pub position: String,
+    /// The position after the move, our notation (the next move's
+    /// `position`; for the last move, where the game stands).
+    pub position_after: String,
+    /// The point the stone left, `null` for a placement.
+    pub from: Option<&'static str>,
+    /// The point it arrived at.
+    pub to: &'static str,
+    /// The opponent's stones it removed (empty unless it closed a mill).
+    pub removes: Vec<&'static str>,
     /// The value of the position for the mover (what the best move keeps),
     /// `null` when not covered.
     pub before: Option<ValueJson>,
@@ -247,6 +256,10 @@ pub fn review_record(source: Source, start: Option<Position>, text: &str) -> Res
             },
             notation: played.mv.notation(board),
             position: before_pos.to_text(board),
+            position_after: played.after.to_text(board),
+            from: played.mv.from.map(|p| board.point_name(p)),
+            to: board.point_name(played.mv.to),
+            removes: Points(played.mv.removals()).map(|p| board.point_name(p)).collect(),
             before: before.ok().map(ValueJson::from),
             after: after.ok().map(ValueJson::from),
             best,

@@ -202,13 +202,14 @@ impl Source {
         }
     }
 
-    /// Whether `pos` can arise in a game ([`morris_probe::reach::reachable`]):
+    /// Whether `pos` can arise in a game ([`Database::reachable`]: each
+    /// sector's bitmap kept mapped, a replaced one noticed as tables are):
     /// `None` where there is no reachability bitmap of its sector (our
     /// tables without `morris reach`, WDL files, Malom's files) or it
     /// cannot be read.
     pub fn reachable(&self, pos: &Position) -> Option<bool> {
         match self {
-            Source::Ours(db) => morris_probe::reach::reachable(db.dir(), db.rules(), pos).ok().flatten(),
+            Source::Ours(db) => db.reachable(pos).ok().flatten(),
             Source::Wdl(_) | Source::Malom(_) => None,
         }
     }

@@ -505,6 +505,19 @@ fn review_marks_moves_against_the_tables() {
     assert_eq!(m["after"]["category"], category(bad_value));
     assert_eq!(m["best"]["notation"], moves[0].0.notation(rules.board()));
     assert_eq!(json["moves"][1]["mark"], "kept");
+    // Each move's points and the position after it (the page steps
+    // through these), from the moves the probe gave.
+    let board = rules.board();
+    for (m, (mv, after)) in
+        json["moves"].as_array().unwrap().iter().zip([(bad, after_bad), (reply, after_bad.play_unchecked(reply))])
+    {
+        assert_eq!(m["position_after"], after.to_text(board), "{m}");
+        assert_eq!(m["to"], board.point_name(mv.to), "{m}");
+        assert_eq!(m["from"], mv.from.map_or(Json::Null, |p| Json::from(board.point_name(p))), "{m}");
+        let removes: Vec<&str> = morris_db::Points(mv.removals()).map(|p| board.point_name(p)).collect();
+        assert_eq!(m["removes"], Json::from(removes), "{m}");
+    }
+    assert_eq!(json["moves"][1]["position"], json["moves"][0]["position_after"]);
     assert_eq!(json["first_decisive_mistake"], 1);
     assert_eq!(json["summary"]["white"]["threw_win"], 1);
     assert_eq!(json["summary"]["white"]["first_decisive_mistake"], 1);
@@ -763,4 +776,35 @@ fn traps_of_a_hand_checked_position_of_three() {
         .map(|m| (m["notation"].as_str().unwrap(), m["category"].as_str().unwrap()))
         .collect();
     assert_eq!(replies, [("b1-c1", "win"), ("c2-c1", "loss"), ("c3-b3", "loss")]);
+}
+
+/// `reachable`: from six's bitmaps (`morris reach`, written here beside a
+/// copy of its tables) as `morris_probe::reach::reachable` reads them
+/// afresh, both values among a sample (48.9% of six's canonical positions
+/// can arise: docs/results.md); `null` for nine, which has no bitmaps.
+#[test]
+fn reachable_comes_from_the_bitmaps() {
+    let rules = RuleSet::preset("six").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(&dbs().six).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, tmp.path().join(path.file_name().unwrap())).unwrap();
+    }
+    morris_solver::reach::reach_all(&rules, tmp.path(), |_| {}).unwrap();
+    let addr = start(&[("six", tmp.path()), ("nine", &dbs().nine)]);
+    let mut seen = [0; 2];
+    for text in morris_server::bench::random_positions(&rules, 12, 60, 9) {
+        let pos = Position::parse(&text, &rules).unwrap();
+        let expected = morris_probe::reach::reachable(tmp.path(), &rules, &pos).unwrap().unwrap();
+        // Twice: the second answer from the bitmap kept mapped.
+        for _ in 0..2 {
+            let (status, json) = get(addr, &format!("/api/six?position={}", q(&text)));
+            assert_eq!(status, 200, "{json}");
+            assert_eq!(json["reachable"], expected, "{text}");
+        }
+        seen[usize::from(expected)] += 1;
+    }
+    assert!(seen[0] > 0 && seen[1] > 0, "{seen:?}");
+    let (_, json) = get(addr, &format!("/api/nine?position={}", q("W:a4,d1,g4 B:b2,d6,f2 w")));
+    assert_eq!(json["reachable"], Json::Null);
 }
