@@ -119,7 +119,7 @@ pub trait OwnFields: Clone + std::fmt::Debug + PartialEq + Eq {
     /// [`check_file_size`]).
     fn layout(header: &Header<Self>, map: &[u8], path: &Path) -> Result<Self::Layout, TableError>;
     /// Where `sector`'s file of `rules` lies in `dir`: the file a reader
-    /// opens (`None` when there is none, [`crate::store::may_exist`]) and
+    /// opens (`None` when there is none, or none it may search for) and
     /// the path an error names when it is missing.
     fn locate(dir: &Path, rules: &RuleSet, sector: Sector) -> (Option<PathBuf>, PathBuf);
 }

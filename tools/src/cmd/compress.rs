@@ -2,7 +2,7 @@
 //! 0.4 bytes per slot, [`morris_db::compressed`]) of a database's tables
 //! beside them, checks every slot of each against its source before the
 //! file gets its name, and with `--remove-originals` then deletes the
-//! `.mtb` file ([`compress_sector`], which `morris solve --compress` uses
+//! `.mtb` file ([`morris_db::compressed::compress_sector`], which `morris solve --compress` uses
 //! too). Every command that reads tables reads either form.
 
 use std::io::Write;
