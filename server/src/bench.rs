@@ -7,8 +7,16 @@
 //! one request after the other on a kept-alive connection. Reports requests
 //! per second, latency percentiles, errors (any answer but 200 OK, or a
 //! failed connection) and the process's resident memory over the run.
+//!
+//! With `idle` connections, each sends one request (`GET /healthz`) and
+//! then holds its kept-alive connection silent through the load, as idle
+//! browsers do; the report says how many the server kept open to the end
+//! and how much resident memory they took. The server runs under
+//! `config.limits` (its connection cap and timeouts).
 
-use std::net::SocketAddr;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use morris_db::{Bitboard, Color, RuleSet, Setup};
@@ -29,6 +37,8 @@ pub struct BenchOptions {
     pub positions: usize,
     /// Seed of the random positions.
     pub seed: u64,
+    /// Idle connections held open through the load (see the module docs).
+    pub idle: usize,
 }
 
 /// What a run measured.
@@ -53,6 +63,13 @@ pub struct BenchReport {
     pub rss_kib: (u64, u64, u64),
     /// The first error seen, if any.
     pub first_error: Option<String>,
+    /// Idle connections: opened (their one request answered 200 OK), and
+    /// of them still open at the end of the load.
+    pub idle: (usize, usize),
+    /// Resident memory of the process, KiB, before the idle connections
+    /// were opened and once they were (the server's and the client's
+    /// sides, the latter a few hundred bytes each).
+    pub idle_rss_kib: (u64, u64),
 }
 
 impl BenchReport {
@@ -117,8 +134,17 @@ pub fn run(config: &Config, options: &BenchOptions) -> anyhow::Result<BenchRepor
         .enable_all()
         .max_blocking_threads(config.max_in_flight.max(1))
         .build()?;
-    let running = runtime.block_on(crate::start(catalog, SocketAddr::from(([127, 0, 0, 1], 0))))?;
+    let running = runtime.block_on(crate::start_with(
+        catalog,
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        config.limits.clone(),
+        Arc::new(crate::Metrics::default()),
+    ))?;
     let addr = running.addr;
+    let rss_before_idle = rss_kib();
+    let idle: Vec<TcpStream> = (0..options.idle).filter_map(|_| open_idle(addr)).collect();
+    let idle_opened = idle.len();
+    let rss_after_idle = rss_kib();
     let urls: Vec<String> = targets
         .iter()
         .flat_map(|(rules, positions)| {
@@ -192,6 +218,8 @@ pub fn run(config: &Config, options: &BenchOptions) -> anyhow::Result<BenchRepor
     });
     let elapsed = start.elapsed();
     let rss_end = rss_kib();
+    let idle_open = idle.iter().filter(|s| still_open(s)).count();
+    drop(idle);
     runtime.block_on(running.stop())?;
     let mut lat = lat;
     lat.sort_unstable();
@@ -211,5 +239,46 @@ pub fn run(config: &Config, options: &BenchOptions) -> anyhow::Result<BenchRepor
         max: lat.last().copied().unwrap_or_default(),
         rss_kib: (rss_start, rss_peak.max(rss_end), rss_end),
         first_error,
+        idle: (idle_opened, idle_open),
+        idle_rss_kib: (rss_before_idle, rss_after_idle),
     })
+}
+
+/// A connection to `addr` that has had one request answered 200 OK and
+/// stays open (kept alive); `None` when it was refused or failed.
+fn open_idle(addr: SocketAddr) -> Option<TcpStream> {
+    let mut s = TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    s.write_all(b"GET /healthz HTTP/1.1\r\nhost: bench\r\n\r\n").ok()?;
+    // The answer is small: its headers and body come in a read or two.
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !answered(&got) {
+        let n = s.read(&mut buf).ok()?;
+        if n == 0 {
+            return None;
+        }
+        got.extend_from_slice(&buf[..n]);
+    }
+    got.starts_with(b"HTTP/1.1 200").then_some(s)
+}
+
+/// Whether `got` holds a whole answer: headers and `content-length` bytes.
+fn answered(got: &[u8]) -> bool {
+    let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
+    let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
+    let len = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:").and_then(|v| v.trim().parse::<usize>().ok()))
+        .unwrap_or(0);
+    got.len() >= end + 4 + len
+}
+
+/// Whether the server has kept `s` open: nothing to read and no end.
+fn still_open(s: &TcpStream) -> bool {
+    if s.set_nonblocking(true).is_err() {
+        return false;
+    }
+    let mut buf = [0u8; 1];
+    matches!(s.peek(&mut buf), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
 }

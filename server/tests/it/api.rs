@@ -808,3 +808,34 @@ fn reachable_comes_from_the_bitmaps() {
     let (_, json) = get(addr, &format!("/api/nine?position={}", q("W:a4,d1,g4 B:b2,d6,f2 w")));
     assert_eq!(json["reachable"], Json::Null);
 }
+
+/// `bench-serve --idle`: idle connections held through the load, each
+/// answered once and kept alive to the end; past the server's connection
+/// cap the rest are refused (and so are the active clients, whose
+/// requests all fail).
+#[test]
+fn bench_holds_idle_connections_up_to_the_cap() {
+    let run = |idle: usize, cap: usize| {
+        let config = Config {
+            dbs: vec![DirArg { rules: Some("nine".into()), dir: dbs().nine.clone() }],
+            max_in_flight: 4,
+            limits: morris_server::Limits { max_connections: cap, ..Default::default() },
+            ..Config::default()
+        };
+        let options = morris_server::bench::BenchOptions {
+            clients: 2,
+            duration: std::time::Duration::from_millis(800),
+            max_stones: 6,
+            positions: 50,
+            seed: 1,
+            idle,
+        };
+        morris_server::bench::run(&config, &options).unwrap()
+    };
+    let r = run(8, 12);
+    assert_eq!(r.idle, (8, 8));
+    assert!(r.requests > 0 && r.errors == 0, "{r:?}");
+    let r = run(20, 12);
+    assert_eq!(r.idle, (12, 12));
+    assert!(r.errors > 0 && r.errors == r.requests, "{r:?}");
+}

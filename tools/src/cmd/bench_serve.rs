@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::bail;
 use clap::Args;
 use morris_server::bench::{self, BenchOptions};
+use morris_server::Limits;
 
 use crate::args::ServedArgs;
 
@@ -35,20 +36,33 @@ pub struct BenchServeArgs {
     /// Seed of the random positions.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Idle connections held open through the load: each sends one request
+    /// and then stays silent, kept alive (as idle browsers do).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    idle: usize,
+    /// The server's cap on open connections (`serve --max-connections`).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_connections)]
+    max_connections: usize,
 }
 
 /// Runs `morris bench-serve`.
 pub fn run(args: BenchServeArgs) -> anyhow::Result<ExitCode> {
-    if !(args.seconds > 0.0 && args.seconds <= 3600.0) || args.clients == 0 || args.clients > 1024 {
-        bail!("--seconds must be in (0, 3600] and --clients in 1..=1024");
+    if !(args.seconds > 0.0 && args.seconds <= 3600.0) || args.clients == 0 || args.clients > 4096 {
+        bail!("--seconds must be in (0, 3600] and --clients in 1..=4096");
     }
-    let config = args.served.config()?;
+    if args.idle > 100_000 {
+        bail!("--idle must be at most 100000, not {}", args.idle);
+    }
+    let mut config = args.served.config()?;
+    config.limits.max_connections = args.max_connections;
+    config.limits.check().map_err(anyhow::Error::msg)?;
     let options = BenchOptions {
         clients: args.clients,
         duration: Duration::from_secs_f64(args.seconds),
         max_stones: args.max_stones,
         positions: args.positions.max(1),
         seed: args.seed,
+        idle: args.idle,
     };
     let r = bench::run(&config, &options)?;
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
@@ -77,6 +91,18 @@ pub fn run(args: BenchServeArgs) -> anyhow::Result<ExitCode> {
         r.rss_kib.1 / 1024,
         r.rss_kib.2 / 1024
     )?;
+    if args.idle > 0 {
+        let (opened, open) = r.idle;
+        let grew = r.idle_rss_kib.1.saturating_sub(r.idle_rss_kib.0);
+        writeln!(
+            out,
+            "idle connections: {opened} of {} opened, {open} still open at the end; resident memory {} MiB -> {} MiB while opening them ({:.1} KiB each)",
+            args.idle,
+            r.idle_rss_kib.0 / 1024,
+            r.idle_rss_kib.1 / 1024,
+            if opened > 0 { grew as f64 / opened as f64 } else { 0.0 }
+        )?;
+    }
     if let Some(e) = r.first_error {
         writeln!(out, "first error: {e}")?;
     }
