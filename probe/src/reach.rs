@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use morris_db::reach::{ReachFields, ReachMap};
 use morris_db::storage::header::OwnFields;
-use morris_db::{Position, RuleSet, TableError};
+use morris_db::{Position, RuleSet, SectorIndex, TableError};
 
 use crate::Database;
 
@@ -26,21 +26,32 @@ use crate::Database;
 /// another rule set or sector.
 pub fn reachable(dir: &Path, rules: &RuleSet, pos: &Position) -> Result<Option<bool>, TableError> {
     let Ok(index) = rules.sector_index(pos.sector()) else { return Ok(None) };
-    let map = match ReachMap::open_guarded(dir, rules, pos.sector(), index.len()) {
-        Ok(map) => map,
-        Err(TableError::Missing { .. }) => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    contains(&map, rules, pos).map(Some)
+    match open(dir, rules, &index, pos)? {
+        Some(map) => contains(&map, &index, pos).map(Some),
+        None => Ok(None),
+    }
 }
 
-/// Whether `map`, the bitmap of `pos`'s sector, holds `pos`.
+/// The bitmap of `pos`'s sector (whose index is `index`) in `dir`, mapped
+/// guarded; `None` when there is none.
+///
+/// # Errors
+/// As [`reachable`].
+fn open(dir: &Path, rules: &RuleSet, index: &SectorIndex, pos: &Position) -> Result<Option<ReachMap>, TableError> {
+    match ReachMap::open_guarded(dir, rules, pos.sector(), index.len()) {
+        Ok(map) => Ok(Some(map)),
+        Err(TableError::Missing { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether `map`, the bitmap of `pos`'s sector (whose index is `index`),
+/// holds `pos`.
 ///
 /// # Errors
 /// [`TableError::Corrupt`] when the file shrank underneath its mapping
 /// (what was read may be zeros).
-fn contains(map: &ReachMap, rules: &RuleSet, pos: &Position) -> Result<bool, TableError> {
-    let index = rules.indexer().sector(pos.sector());
+fn contains(map: &ReachMap, index: &SectorIndex, pos: &Position) -> Result<bool, TableError> {
     let answer = map.contains(index.index(pos.us(), pos.them()));
     map.check_intact()?;
     Ok(answer)
@@ -73,18 +84,13 @@ impl Database {
         let map = match kept {
             Some(map) => map,
             None => {
-                let map = match ReachMap::open_guarded(dir, rules, sector, index.len()) {
-                    Ok(map) => Some(map),
-                    Err(TableError::Missing { .. }) => None,
-                    Err(e) => return Err(e),
-                };
-                let map = Arc::new(map);
+                let map = Arc::new(open(dir, rules, &index, pos)?);
                 cache.keep(sector, map.clone());
                 map
             }
         };
         match map.as_ref() {
-            Some(map) => contains(map, rules, pos).map(Some),
+            Some(map) => contains(map, &index, pos).map(Some),
             None => Ok(None),
         }
     }

@@ -666,6 +666,7 @@ impl<E: Encoding> Tables<E> {
 ///             s.spawn(move || chunk.iter().map(|p| prober.value(p)).collect::<Result<Vec<_>, _>>())
 ///         })
 ///         .collect();
+///     // ok: an example; a prober thread that panicked ends it.
 ///     handles.into_iter().flat_map(|h| h.join().unwrap().unwrap()).collect()
 /// });
 /// assert!(values.iter().all(|&v| v == Value::win(15).unwrap())); // ok: a valid DTM
