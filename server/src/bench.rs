@@ -13,9 +13,15 @@
 //! browsers do; the report says how many the server kept open to the end
 //! and how much resident memory they took. The server runs under
 //! `config.limits` (its connection cap and timeouts).
+//!
+//! With `stop_under_load`, the server is stopped at the end of the load
+//! while the clients are still sending (as SIGTERM stops `morris serve`):
+//! the report says how long the stop took and how the requests in flight
+//! at that moment ended.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -39,6 +45,30 @@ pub struct BenchOptions {
     pub seed: u64,
     /// Idle connections held open through the load (see the module docs).
     pub idle: usize,
+    /// Stop the server at the end of the load while the clients still send
+    /// (see the module docs).
+    pub stop_under_load: bool,
+}
+
+/// How a stop under load went ([`BenchOptions::stop_under_load`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopReport {
+    /// From the stop to the server's end: no connection accepted any more,
+    /// every request in flight answered or cut off.
+    pub took: Duration,
+    /// Requests the clients had sent and not yet had answered when the
+    /// stop began.
+    pub in_flight: u64,
+    /// Of them, the requests the server had begun to answer (its
+    /// `morris_requests_in_flight`).
+    pub begun: u64,
+    /// Of `in_flight`, those answered (any status, whole). The rest found
+    /// their kept-alive connection closed before the server had read them,
+    /// which HTTP/1.1 allows (RFC 9112, section 9.3.1: clients retry such
+    /// requests); a graceful stop answers at least `begun`.
+    pub answered: u64,
+    /// Connections the server cut off at its shutdown timeout.
+    pub cut_off: usize,
 }
 
 /// What a run measured.
@@ -70,6 +100,8 @@ pub struct BenchReport {
     /// were opened and once they were (the server's and the client's
     /// sides, the latter a few hundred bytes each).
     pub idle_rss_kib: (u64, u64),
+    /// The stop under load, when asked for.
+    pub stop: Option<StopReport>,
 }
 
 impl BenchReport {
@@ -134,11 +166,12 @@ pub fn run(config: &Config, options: &BenchOptions) -> anyhow::Result<BenchRepor
         .enable_all()
         .max_blocking_threads(config.max_in_flight.max(1))
         .build()?;
+    let metrics = Arc::new(crate::Metrics::default());
     let running = runtime.block_on(crate::start_with(
         catalog,
         SocketAddr::from(([127, 0, 0, 1], 0)),
         config.limits.clone(),
-        Arc::new(crate::Metrics::default()),
+        metrics.clone(),
     ))?;
     let addr = running.addr;
     let rss_before_idle = rss_kib();
@@ -154,7 +187,17 @@ pub fn run(config: &Config, options: &BenchOptions) -> anyhow::Result<BenchRepor
     let rss_start = rss_kib();
     let start = Instant::now();
     let deadline = start + options.duration;
+    // Nanoseconds from `start` to the stop, 0 before it; the clients send
+    // until `done` (at the deadline, or once a stop under load ended).
+    let stop_at = AtomicU64::new(0);
+    let done = AtomicBool::new(false);
+    let in_flight_at_stop = AtomicU64::new(0);
+    let answered_after_stop = AtomicU64::new(0);
+    let mut running = Some(running);
+    let mut stop = None;
     let (lat, errors, first_error, rss_peak) = std::thread::scope(|scope| {
+        let (stop_at, done) = (&stop_at, &done);
+        let (in_flight_at_stop, answered_after_stop) = (&in_flight_at_stop, &answered_after_stop);
         let handles: Vec<_> = (0..options.clients)
             .map(|c| {
                 let urls = &urls;
@@ -168,28 +211,31 @@ pub fn run(config: &Config, options: &BenchOptions) -> anyhow::Result<BenchRepor
                     let mut errors = 0u64;
                     let mut first_error = None;
                     let mut i = c * 7919;
-                    while Instant::now() < deadline {
+                    while !done.load(Ordering::Relaxed) {
                         let url = &urls[i % urls.len()];
                         i += 1;
                         let t = Instant::now();
-                        let ok = match agent.get(url).call() {
-                            Ok(mut resp) => {
-                                let status = resp.status();
-                                let body = resp.body_mut().read_to_string();
-                                match body {
-                                    Ok(_) if status == 200 => true,
-                                    Ok(b) => {
-                                        first_error.get_or_insert(format!("{status}: {b}"));
-                                        false
-                                    }
-                                    Err(e) => {
-                                        first_error.get_or_insert(e.to_string());
-                                        false
-                                    }
-                                }
+                        let sent = t.duration_since(start).as_nanos() as u64;
+                        if stop_at.load(Ordering::SeqCst) != 0 {
+                            // The server is stopping: what is sent now is
+                            // refused, and not part of the load's figures.
+                            break;
+                        }
+                        let answer = fetch(&agent, url);
+                        let stopped = stop_at.load(Ordering::SeqCst);
+                        if stopped != 0 && sent < stopped {
+                            in_flight_at_stop.fetch_add(1, Ordering::SeqCst);
+                            answered_after_stop.fetch_add(u64::from(answer.is_ok()), Ordering::SeqCst);
+                            break;
+                        }
+                        let ok = match answer {
+                            Ok((200, _)) => true,
+                            Ok((status, body)) => {
+                                first_error.get_or_insert(format!("{status}: {body}"));
+                                false
                             }
                             Err(e) => {
-                                first_error.get_or_insert(e.to_string());
+                                first_error.get_or_insert(e);
                                 false
                             }
                         };
@@ -202,9 +248,19 @@ pub fn run(config: &Config, options: &BenchOptions) -> anyhow::Result<BenchRepor
             .collect();
         let mut peak = rss_kib();
         while Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(200));
+            std::thread::sleep(Duration::from_millis(200).min(deadline.saturating_duration_since(Instant::now())));
             peak = peak.max(rss_kib());
         }
+        if options.stop_under_load {
+            if let Some(r) = running.take() {
+                let t = Instant::now();
+                stop_at.store((t.duration_since(start).as_nanos() as u64).max(1), Ordering::SeqCst);
+                let begun = metrics.in_flight.get().max(0) as u64;
+                let stopped = runtime.block_on(r.stop());
+                stop = Some((t.elapsed(), begun, stopped));
+            }
+        }
+        done.store(true, Ordering::Relaxed);
         let mut all = Vec::new();
         let mut errors = 0;
         let mut first = None;
@@ -216,11 +272,31 @@ pub fn run(config: &Config, options: &BenchOptions) -> anyhow::Result<BenchRepor
         }
         (all, errors, first, peak)
     });
-    let elapsed = start.elapsed();
+    let elapsed = match stop {
+        Some(_) => Duration::from_nanos(stop_at.load(Ordering::SeqCst)),
+        None => start.elapsed(),
+    };
     let rss_end = rss_kib();
     let idle_open = idle.iter().filter(|s| still_open(s)).count();
     drop(idle);
-    runtime.block_on(running.stop())?;
+    let stop = match stop {
+        Some((took, begun, stopped)) => {
+            let stopped = stopped?;
+            Some(StopReport {
+                took,
+                begun,
+                in_flight: in_flight_at_stop.load(Ordering::SeqCst),
+                answered: answered_after_stop.load(Ordering::SeqCst),
+                cut_off: stopped.cut_off,
+            })
+        }
+        None => {
+            if let Some(r) = running.take() {
+                runtime.block_on(r.stop())?;
+            }
+            None
+        }
+    };
     let mut lat = lat;
     lat.sort_unstable();
     let pct = |p: f64| -> Duration {
@@ -241,7 +317,17 @@ pub fn run(config: &Config, options: &BenchOptions) -> anyhow::Result<BenchRepor
         first_error,
         idle: (idle_opened, idle_open),
         idle_rss_kib: (rss_before_idle, rss_after_idle),
+        stop,
     })
+}
+
+/// `GET url`: the answer's status and body, or why there was no whole
+/// answer (the connection failed or closed first).
+fn fetch(agent: &ureq::Agent, url: &str) -> Result<(u16, String), String> {
+    let mut resp = agent.get(url).call().map_err(|e| e.to_string())?;
+    let status = resp.status().as_u16();
+    let body = resp.body_mut().read_to_string().map_err(|e| e.to_string())?;
+    Ok((status, body))
 }
 
 /// A connection to `addr` that has had one request answered 200 OK and

@@ -829,6 +829,7 @@ fn bench_holds_idle_connections_up_to_the_cap() {
             positions: 50,
             seed: 1,
             idle,
+            stop_under_load: false,
         };
         morris_server::bench::run(&config, &options).unwrap()
     };
@@ -838,4 +839,31 @@ fn bench_holds_idle_connections_up_to_the_cap() {
     let r = run(20, 12);
     assert_eq!(r.idle, (12, 12));
     assert!(r.errors > 0 && r.errors == r.requests, "{r:?}");
+}
+
+/// `bench-serve --stop-under-load`: the server stopped while 8 clients send
+/// answers every request it had begun (none cut off) and ends well within
+/// its shutdown timeout; the load before the stop had no error.
+#[test]
+fn bench_stop_under_load_answers_the_requests_in_flight() {
+    let config = Config {
+        dbs: vec![DirArg { rules: Some("nine".into()), dir: dbs().nine.clone() }],
+        max_in_flight: 4,
+        ..Config::default()
+    };
+    let options = morris_server::bench::BenchOptions {
+        clients: 8,
+        duration: std::time::Duration::from_millis(600),
+        max_stones: 6,
+        positions: 50,
+        seed: 2,
+        idle: 0,
+        stop_under_load: true,
+    };
+    let r = morris_server::bench::run(&config, &options).unwrap();
+    let stop = r.stop.expect("a stop was asked for");
+    assert!(r.requests > 0 && r.errors == 0, "{r:?}");
+    assert!(stop.answered >= stop.begun && stop.in_flight >= stop.answered, "{r:?}");
+    assert_eq!(stop.cut_off, 0, "{r:?}");
+    assert!(stop.took < morris_server::Limits::default().shutdown_timeout / 2, "{r:?}");
 }

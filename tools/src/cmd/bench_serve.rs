@@ -43,6 +43,11 @@ pub struct BenchServeArgs {
     /// The server's cap on open connections (`serve --max-connections`).
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_connections)]
     max_connections: usize,
+    /// At the end of the load, stop the server while the clients still send
+    /// (as SIGTERM stops `morris serve`) and report how long the stop took
+    /// and how the requests in flight ended.
+    #[arg(long)]
+    stop_under_load: bool,
 }
 
 /// Runs `morris bench-serve`.
@@ -63,6 +68,7 @@ pub fn run(args: BenchServeArgs) -> anyhow::Result<ExitCode> {
         positions: args.positions.max(1),
         seed: args.seed,
         idle: args.idle,
+        stop_under_load: args.stop_under_load,
     };
     let r = bench::run(&config, &options)?;
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
@@ -103,8 +109,20 @@ pub fn run(args: BenchServeArgs) -> anyhow::Result<ExitCode> {
             if opened > 0 { grew as f64 / opened as f64 } else { 0.0 }
         )?;
     }
+    if let Some(s) = r.stop {
+        writeln!(
+            out,
+            "stop under load: {:.1} ms from the stop to the server's end; {} requests in flight, {} of them begun by the server, {} answered (the rest found their connection closed unread); {} connections cut off at the shutdown timeout",
+            ms(s.took),
+            s.in_flight,
+            s.begun,
+            s.answered,
+            s.cut_off
+        )?;
+    }
     if let Some(e) = r.first_error {
         writeln!(out, "first error: {e}")?;
     }
-    Ok(if r.errors == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let stop_lost = r.stop.is_some_and(|s| s.answered < s.begun || s.cut_off > 0);
+    Ok(if r.errors == 0 && !stop_lost { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
