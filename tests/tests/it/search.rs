@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use morris_db::wdl::{export_table, wdl_path};
-use morris_db::{Color, Position, RuleSet, Sector, Table, TableError, Value};
+use morris_db::{Color, Overrides, Position, RuleSet, Sector, Table, TableError, Value};
 use morris_probe::prove::{prove_parallel, Prover, SearchOptions, TranspositionTable};
 use morris_probe::prove_dtm::prove_dtm;
 use morris_probe::wdl::WdlDatabase;
@@ -76,7 +76,12 @@ fn export_sliding(rules: &RuleSet, dir: &std::path::Path) -> tempfile::TempDir {
 
 /// Every canonical placement position: the search agrees with the tables.
 fn search_agrees_with_tables(preset: &str, setup: Setup) {
-    let rules = RuleSet::preset(preset).unwrap();
+    search_agrees_with(RuleSet::preset(preset).unwrap(), setup);
+}
+
+/// [`search_agrees_with_tables`] for any rule set.
+fn search_agrees_with(rules: RuleSet, setup: Setup) {
+    let preset = rules.name().to_string();
     let dir = tempfile::tempdir().unwrap();
     solve_all(&rules, dir.path(), false).unwrap();
     let db = Database::open(dir.path(), rules.clone()).unwrap();
@@ -199,7 +204,12 @@ fn six_first_moves_in_parallel_and_with_a_small_table() {
 /// tables' exact value, DTM included, on every canonical placement position
 /// of `preset` (every `step`-th slot).
 fn dtm_search_agrees_with_tables(preset: &str, step: usize) {
-    let rules = RuleSet::preset(preset).unwrap();
+    dtm_search_agrees_with(RuleSet::preset(preset).unwrap(), step);
+}
+
+/// [`dtm_search_agrees_with_tables`] for any rule set.
+fn dtm_search_agrees_with(rules: RuleSet, step: usize) {
+    let preset = rules.name().to_string();
     let dir = tempfile::tempdir().unwrap();
     solve_all(&rules, dir.path(), false).unwrap();
     let db = Database::open(dir.path(), rules.clone()).unwrap();
@@ -235,4 +245,20 @@ fn dtm_search_six_start_and_a_sample_of_placement_positions() {
     assert_eq!(prove_dtm(&db, &Position::start(&rules)).unwrap().0, Value::Draw);
     drop(dir);
     dtm_search_agrees_with_tables("six", 997);
+}
+
+/// Six Men's Morris misère with 4 stones a side (the player who closes a
+/// winning position loses, [`RuleSet::decided_value`]): the search and the
+/// exact search agree with the tables, which agree with the reference
+/// solver (`reference_game.rs`), on every canonical placement position;
+/// with and without flying.
+#[test]
+fn misere_search_every_placement_position() {
+    for preset in ["six", "six-flying"] {
+        let o = Overrides { misere: Some(true), stones: Some(4), ..Default::default() };
+        let rules = RuleSet::custom(preset, &o).unwrap();
+        search_agrees_with(rules.clone(), PLAIN);
+        search_agrees_with(rules.clone(), Setup { wdl: true, small_table: true, ..PLAIN });
+        dtm_search_agrees_with(rules, 1);
+    }
 }
