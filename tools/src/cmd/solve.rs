@@ -54,7 +54,8 @@ pub struct SolveArgs {
     /// memory or disk (`--yes` says the same).
     #[arg(long, visible_alias = "yes")]
     force: bool,
-    /// Also print, per solved pair, the time of each phase and the plies.
+    /// Also print, per solved pair, the time of each phase and the plies,
+    /// and with `--verify` each table's check (also under `--quiet`).
     #[arg(long, short)]
     verbose: bool,
     /// Print what the solve would take (tables missing, slots, estimated
@@ -203,6 +204,7 @@ fn threads_and_memory() -> String {
 struct Verifying<'a> {
     bars: SolveBars<'a>,
     session: Option<Mutex<Session<'a>>>,
+    /// Print only the checks that fail (`--quiet` without `--verbose`).
     quiet: bool,
 }
 
@@ -219,7 +221,7 @@ impl<'a> Verifying<'a> {
         } else {
             None
         };
-        Ok(Verifying { bars, session, quiet: args.quiet })
+        Ok(Verifying { bars, session, quiet: args.quiet && !args.verbose })
     }
 
     /// Verifies `sector`'s table; `Err` with why the solve must stop.

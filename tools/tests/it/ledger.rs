@@ -275,6 +275,12 @@ fn solve_verify_records_every_table_and_keeps_them_across_runs() {
     assert!(out.contains("verified 3 tables: 1 from the ledger, 2 now"), "{out}");
     assert_eq!(self::rows(&ledger).len(), 3);
     assert!(!ledger_of(&db).exists());
+    // -q -v (what results/whole.sh logs): each table's check, from the
+    // ledger or re-derived with its seconds.
+    let out = ok(&[&args[..], &["--max-stones", "8", "-v"]].concat());
+    assert!(line_of(&out, "3-3").contains("from the ledger"), "{out}");
+    assert!(line_of(&out, "4-4").contains("re-derived in"), "{out}");
+    assert!(line_of(&out, "3-5").contains("re-derived in"), "{out}");
 }
 
 #[test]
