@@ -21,6 +21,14 @@
 //! group's turn comes. A group's bitmaps are complete when it is done, and
 //! are then counted and written.
 //!
+//! The search of a group runs in passes, on every thread: a pass expands
+//! the group's frontier (at first, what earlier groups reached there; then
+//! what the previous pass newly found in the group), setting bits with
+//! atomic operations, so that the result is the same set whatever the
+//! threads' order. The bitmaps of every sector are held from the start
+//! (one bit per slot: 3.3 GB for `nine`), and dropped as their group is
+//! written.
+//!
 //! The bitmaps mark canonical positions (the slot of the sector's index,
 //! [`morris_db::SectorIndex::index`], of any image): the start is symmetric
 //! and moves commute with the board's symmetries, so the reachable positions
@@ -44,12 +52,14 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use bitvec::prelude::*;
 use morris_db::moves::{decided_before_moving, for_each_move};
 use morris_db::reach::{write_reach, BoardCounts, ReachFields, ReachHeader, ReachMap, ENCODING_REACH_BITS};
 use morris_db::store::{sector_order, Store};
 use morris_db::{Bitboard, RuleSet, Sector, SectorIndex, Table, TableError};
+use rayon::prelude::*;
 
 use crate::unit::units;
 
@@ -100,12 +110,15 @@ fn sector_list(sectors: &[Sector]) -> String {
 pub struct SectorReach {
     /// The sector.
     pub sector: Sector,
-    /// Canonical positions in its table (reachable or not).
+    /// Canonical positions in its table (reachable or not); 0 when counted
+    /// without the tables ([`reach_counts`]).
     pub positions: u64,
     /// The bitmap's header: `canonical_positions` are the reachable
     /// canonical positions, `wins`, `losses`, `draws` their values for the
-    /// side to move.
+    /// side to move (0 when counted without the tables).
     pub header: ReachHeader,
+    /// Whether the values were counted (the tables were read).
+    pub values: bool,
     /// The same on the board (each position counted once per distinct
     /// symmetric image).
     pub board: BoardCounts,
@@ -158,45 +171,164 @@ pub fn children(
     });
 }
 
-/// The search's state: every sector's index, group and (once reached)
-/// bitmap.
-struct Search<'a> {
-    rules: &'a RuleSet,
-    indexes: HashMap<Sector, SectorIndex>,
-    group_of: HashMap<Sector, usize>,
-    bits: HashMap<Sector, Bits>,
-    /// Positions found in the group being searched, still to expand.
-    work: Vec<(Sector, Bitboard, Bitboard)>,
+/// A bitmap the threads of a search share: bit `s` for slot `s`, set with
+/// atomic operations.
+struct SharedBits {
+    words: Vec<AtomicU64>,
+    len: usize,
 }
 
-impl Search<'_> {
-    /// Marks `(us, them)` of `sector` reachable; a position newly marked in
-    /// group `group` (the one being searched) is queued for expansion.
-    fn mark(&mut self, sector: Sector, us: Bitboard, them: Bitboard, group: usize) -> Result<(), ReachError> {
-        let internal = |detail: String| ReachError::Internal { sector, detail };
-        let (Some(index), Some(&g)) = (self.indexes.get(&sector), self.group_of.get(&sector)) else {
-            return Err(internal("a move leads into this sector, which the game's tables do not list".into()));
-        };
-        if g < group {
-            return Err(internal(format!("a move leads back into group {g} from group {group}")));
+impl SharedBits {
+    /// `len` clear bits.
+    fn new(len: usize) -> SharedBits {
+        SharedBits { words: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(), len }
+    }
+
+    /// Sets bit `slot`; `true` when it was clear.
+    #[inline]
+    fn set(&self, slot: usize) -> bool {
+        let mask = 1u64 << (slot % 64);
+        self.words[slot / 64].fetch_or(mask, Ordering::Relaxed) & mask == 0
+    }
+
+    /// Sets every bit set in `words` (a bitmap of the same length).
+    fn set_all(&self, words: &[u64]) {
+        for (w, &x) in self.words.iter().zip(words) {
+            w.fetch_or(x, Ordering::Relaxed);
         }
-        let slot = index.index(us, them) as usize;
-        let len = index.len() as usize;
-        let bits = self.bits.entry(sector).or_insert_with(|| Bits::repeat(false, len));
-        if !bits.replace(slot, true) && g == group {
-            self.work.push((sector, us, them));
+    }
+
+    /// The words as they stand (between passes, when no thread writes).
+    fn snapshot(&self) -> Vec<u64> {
+        self.words.iter().map(|w| w.load(Ordering::Relaxed)).collect()
+    }
+
+    /// Whether no bit is set.
+    fn is_clear(&self) -> bool {
+        self.words.iter().all(|w| w.load(Ordering::Relaxed) == 0)
+    }
+
+    /// The bitmap, for counting and writing.
+    fn into_bits(self) -> Bits {
+        let mut bits = Bits::from_vec(self.words.into_iter().map(AtomicU64::into_inner).collect());
+        bits.truncate(self.len);
+        bits
+    }
+}
+
+/// One sector in the search: its index, group and (until its group is
+/// written) bitmap.
+struct SectorState {
+    sector: Sector,
+    index: SectorIndex,
+    group: usize,
+    bits: Option<SharedBits>,
+}
+
+/// The search's state: every sector of the game, numbered.
+struct Search<'a> {
+    rules: &'a RuleSet,
+    sectors: Vec<SectorState>,
+    id_of: HashMap<Sector, usize>,
+}
+
+/// Slots of the frontier expanded by one task of a pass (in 64-slot words).
+const WORDS_PER_TASK: usize = 1024;
+
+impl Search<'_> {
+    /// Marks `(us, them)` of sector number `id` reachable; a position newly
+    /// marked in group `group` (the one being searched) is also marked in
+    /// `next`, the frontier of the next pass.
+    #[inline]
+    fn mark(
+        &self,
+        id: usize,
+        us: Bitboard,
+        them: Bitboard,
+        group: usize,
+        next: &[Option<SharedBits>],
+    ) -> Result<(), ReachError> {
+        let state = &self.sectors[id];
+        let internal = |detail: String| ReachError::Internal { sector: state.sector, detail };
+        if state.group < group {
+            return Err(internal(format!("a move leads back into group {} from group {group}", state.group)));
+        }
+        let Some(bits) = &state.bits else {
+            return Err(internal("a move leads into a sector whose bitmap is written".into()));
+        };
+        let slot = state.index.index(us, them) as usize;
+        if bits.set(slot) && state.group == group {
+            if let Some(Some(next)) = next.get(id) {
+                next.set(slot);
+            }
         }
         Ok(())
     }
 
-    /// Expands one position of group `group`: marks its children.
-    fn expand(&mut self, sector: Sector, us: Bitboard, them: Bitboard, group: usize) -> Result<(), ReachError> {
-        let mut found = Vec::with_capacity(64);
-        children(self.rules, sector, us, them, |c, u, t| found.push((c, u, t)));
-        for (c, u, t) in found {
-            self.mark(c, u, t, group)?;
+    /// The number of `sector`, looked up first in `cache` (the few sectors
+    /// one task's moves lead to).
+    #[inline]
+    fn id(&self, sector: Sector, cache: &mut Vec<(Sector, usize)>) -> Result<usize, ReachError> {
+        if let Some(&(_, id)) = cache.iter().find(|(s, _)| *s == sector) {
+            return Ok(id);
         }
-        Ok(())
+        let id = *self.id_of.get(&sector).ok_or_else(|| ReachError::Internal {
+            sector,
+            detail: "a move leads into this sector, which the game's tables do not list".into(),
+        })?;
+        cache.push((sector, id));
+        Ok(id)
+    }
+
+    /// Searches group `group` (the sectors numbered `members`) to its fixed
+    /// point: expands what is marked there now, then, pass after pass, what
+    /// the previous pass newly marked there, on every thread.
+    fn search_group(&self, group: usize, members: &[usize]) -> Result<(), ReachError> {
+        let mut frontier: Vec<(usize, Vec<u64>)> =
+            members.iter().filter_map(|&id| self.sectors[id].bits.as_ref().map(|b| (id, b.snapshot()))).collect();
+        loop {
+            let mut next: Vec<Option<SharedBits>> = (0..self.sectors.len()).map(|_| None).collect();
+            for &id in members {
+                next[id] = Some(SharedBits::new(self.sectors[id].index.len() as usize));
+            }
+            let tasks: Vec<(usize, usize)> = frontier
+                .iter()
+                .enumerate()
+                .flat_map(|(f, (_, words))| (0..words.len()).step_by(WORDS_PER_TASK).map(move |w| (f, w)))
+                .collect();
+            tasks.into_par_iter().try_for_each(|(f, first)| {
+                let (id, words) = &frontier[f];
+                let state = &self.sectors[*id];
+                let mut cache = Vec::with_capacity(8);
+                let mut found = Vec::with_capacity(64);
+                for (w, &word) in words.iter().enumerate().skip(first).take(WORDS_PER_TASK) {
+                    let mut word = word;
+                    while word != 0 {
+                        let slot = (w * 64 + word.trailing_zeros() as usize) as u64;
+                        word &= word - 1;
+                        let (us, them) = state.index.position(slot).ok_or_else(|| ReachError::Internal {
+                            sector: state.sector,
+                            detail: format!("slot {slot} is marked reachable but is padding"),
+                        })?;
+                        found.clear();
+                        children(self.rules, state.sector, us, them, |c, u, t| found.push((c, u, t)));
+                        for &(c, u, t) in &found {
+                            let child = self.id(c, &mut cache)?;
+                            self.mark(child, u, t, group, &next)?;
+                        }
+                    }
+                }
+                Ok::<(), ReachError>(())
+            })?;
+            frontier = next
+                .into_iter()
+                .enumerate()
+                .filter_map(|(id, b)| b.filter(|b| !b.is_clear()).map(|b| (id, b.into_bits().into_vec())))
+                .collect();
+            if frontier.is_empty() {
+                return Ok(());
+            }
+        }
     }
 }
 
@@ -211,7 +343,8 @@ fn bits_of(map: &ReachMap) -> Bits {
 }
 
 /// Counts the reachable positions of `bits` in `sector`: canonical
-/// positions with their values from `table`, and positions on the board
+/// positions with their values from `table` (without one, no values), and
+/// positions on the board
 /// (each canonical position counted `|G| / |stabiliser|` times, `G` the
 /// board's symmetries, the orbit-stabiliser theorem).
 ///
@@ -221,8 +354,8 @@ fn count(
     rules: &RuleSet,
     sector: Sector,
     index: &SectorIndex,
-    table: &Table,
-    bits: &BitSlice<u64, Lsb0>,
+    table: Option<&Table>,
+    bits: &Bits,
 ) -> Result<(ReachHeader, BoardCounts), ReachError> {
     let syms = rules.board().symmetries();
     let group = syms.len() as u64;
@@ -236,36 +369,57 @@ fn count(
         wins: 0,
         losses: 0,
         draws: 0,
-        own: ReachFields { source_checksum: table.header().payload_checksum },
+        own: ReachFields { source_checksum: table.map_or(0, |t| t.header().payload_checksum) },
         payload_checksum: 0,
     };
-    let mut board = BoardCounts::default();
-    for slot in bits.iter_ones() {
-        let slot = slot as u64;
-        let padding = || ReachError::Internal { sector, detail: format!("reachable slot {slot} is padding") };
-        let value = table.value(slot).ok_or_else(padding)?;
-        let (_, them) = index.position(slot).ok_or_else(padding)?;
-        let orbit = (slot / index.opponent_sets()) as usize;
-        let fixed =
-            1 + index.orbit_table().stabiliser(orbit).iter().filter(|&&g| syms[g as usize].apply(them) == them).count();
-        let images = group / fixed as u64;
-        header.canonical_positions += 1;
-        board.positions += images;
-        match value {
-            morris_db::Value::Win(_) => {
-                header.wins += 1;
-                board.wins += images;
-            }
-            morris_db::Value::Loss(_) => {
-                header.losses += 1;
-                board.losses += images;
-            }
-            morris_db::Value::Draw => {
-                header.draws += 1;
-                board.draws += images;
-            }
-        }
-    }
+    // Per value (win, loss, draw): canonical positions, then positions on
+    // the board; then canonical positions and positions on the board
+    // whatever their value; counted on every thread.
+    let counts = bits
+        .as_raw_slice()
+        .par_chunks(WORDS_PER_TASK)
+        .enumerate()
+        .try_fold(
+            || [0u64; 8],
+            |mut c, (k, chunk)| {
+                for (i, &word) in chunk.iter().enumerate() {
+                    let mut word = word;
+                    while word != 0 {
+                        let slot = (((k * WORDS_PER_TASK + i) * 64) + word.trailing_zeros() as usize) as u64;
+                        word &= word - 1;
+                        let padding =
+                            || ReachError::Internal { sector, detail: format!("reachable slot {slot} is padding") };
+                        let (_, them) = index.position(slot).ok_or_else(padding)?;
+                        let orbit = (slot / index.opponent_sets()) as usize;
+                        let fixed = 1 + index
+                            .orbit_table()
+                            .stabiliser(orbit)
+                            .iter()
+                            .filter(|&&g| syms[g as usize].apply(them) == them)
+                            .count();
+                        let images = group / fixed as u64;
+                        if let Some(table) = table {
+                            let kind = match table.value(slot).ok_or_else(padding)? {
+                                morris_db::Value::Win(_) => 0,
+                                morris_db::Value::Loss(_) => 1,
+                                morris_db::Value::Draw => 2,
+                            };
+                            c[kind] += 1;
+                            c[3 + kind] += images;
+                        }
+                        c[6] += 1;
+                        c[7] += images;
+                    }
+                }
+                Ok::<[u64; 8], ReachError>(c)
+            },
+        )
+        .try_reduce(|| [0u64; 8], |a, b| Ok(std::array::from_fn(|i| a[i] + b[i])))?;
+    header.wins = counts[0];
+    header.losses = counts[1];
+    header.draws = counts[2];
+    header.canonical_positions = counts[6];
+    let board = BoardCounts { wins: counts[3], losses: counts[4], draws: counts[5], positions: counts[7] };
     Ok((header, board))
 }
 
@@ -284,12 +438,39 @@ pub fn reach_all(
     dir: &Path,
     mut done: impl FnMut(&SectorReach),
 ) -> Result<Vec<SectorReach>, ReachError> {
-    let store = Store::new(dir);
+    reach(rules, Some(dir), &mut done)
+}
+
+/// The reachable positions of every sector of `rules`, counted without the
+/// tables and without writing anything: [`reach_all`]'s search, with each
+/// [`SectorReach`]'s canonical positions and positions on the board, but
+/// no values and no table sizes (`values` false, those counts 0). Every
+/// bitmap is held in memory until its group is counted (one bit per slot
+/// of the game: 3.3 GB for `nine`); nothing is kept for a rerun. Calls
+/// `done` for each sector as it is counted; returns them in
+/// [`sector_order`].
+///
+/// # Errors
+/// [`ReachError::Internal`] only (a bug).
+pub fn reach_counts(rules: &RuleSet, mut done: impl FnMut(&SectorReach)) -> Result<Vec<SectorReach>, ReachError> {
+    reach(rules, None, &mut done)
+}
+
+/// [`reach_all`] with the tables of `dir`, [`reach_counts`] without.
+fn reach(
+    rules: &RuleSet,
+    dir: Option<&Path>,
+    done: &mut dyn FnMut(&SectorReach),
+) -> Result<Vec<SectorReach>, ReachError> {
+    let store = dir.map(Store::new);
     let mut sectors: Vec<Sector> = units(rules, u32::MAX, true).into_iter().flat_map(|u| u.sectors).collect();
-    let mut missing: Vec<Sector> = sectors.iter().copied().filter(|&s| store.dtm_file(rules, s).is_none()).collect();
-    if !missing.is_empty() {
-        morris_db::store::sort_sectors(&mut missing);
-        return Err(ReachError::MissingTables { dir: dir.to_path_buf(), rules: rules.name().to_string(), missing });
+    if let (Some(dir), Some(store)) = (dir, &store) {
+        let mut missing: Vec<Sector> =
+            sectors.iter().copied().filter(|&s| store.dtm_file(rules, s).is_none()).collect();
+        if !missing.is_empty() {
+            morris_db::store::sort_sectors(&mut missing);
+            return Err(ReachError::MissingTables { dir: dir.to_path_buf(), rules: rules.name().to_string(), missing });
+        }
     }
     sectors.sort_by_key(group_key);
     let mut groups: Vec<Vec<Sector>> = Vec::new();
@@ -299,79 +480,74 @@ pub fn reach_all(
             _ => groups.push(vec![s]),
         }
     }
-    let mut search =
-        Search { rules, indexes: HashMap::new(), group_of: HashMap::new(), bits: HashMap::new(), work: Vec::new() };
+    let mut search = Search { rules, sectors: Vec::new(), id_of: HashMap::new() };
+    let mut members: Vec<Vec<usize>> = Vec::new();
     // The tables (checked once), and the bitmaps a rerun keeps.
     let mut tables: HashMap<Sector, Table> = HashMap::new();
     let mut kept: HashMap<Sector, ReachMap> = HashMap::new();
     for (g, group) in groups.iter().enumerate() {
+        let mut ids = Vec::new();
         for &s in group {
             let index = rules.sector_index(s).map_err(|e| ReachError::Internal { sector: s, detail: e.to_string() })?;
-            let table = Table::open(dir, rules, s, index.len())?;
-            table.verify_checksum()?;
-            let sound = ReachMap::open(dir, rules, s, index.len())
-                .ok()
-                .filter(|m| m.header().own.source_checksum == table.header().payload_checksum)
-                .filter(|m| m.verify_checksum().is_ok());
-            if let Some(map) = sound {
-                kept.insert(s, map);
+            if let Some(dir) = dir {
+                let table = Table::open(dir, rules, s, index.len())?;
+                table.verify_checksum()?;
+                let sound = ReachMap::open(dir, rules, s, index.len())
+                    .ok()
+                    .filter(|m| m.header().own.source_checksum == table.header().payload_checksum)
+                    .filter(|m| m.verify_checksum().is_ok());
+                if let Some(map) = sound {
+                    kept.insert(s, map);
+                }
+                tables.insert(s, table);
             }
-            search.indexes.insert(s, index);
-            search.group_of.insert(s, g);
-            tables.insert(s, table);
+            search.id_of.insert(s, search.sectors.len());
+            ids.push(search.sectors.len());
+            let bits = Some(SharedBits::new(index.len() as usize));
+            search.sectors.push(SectorState { sector: s, index, group: g, bits });
         }
+        members.push(ids);
     }
     let start = start_sector(rules);
-    if !search.group_of.contains_key(&start) {
+    let Some(&start_id) = search.id_of.get(&start) else {
         return Err(ReachError::Internal { sector: start, detail: "the start sector has no table".into() });
-    }
-    let start_group = search.group_of[&start];
-    search.mark(start, 0, 0, start_group)?;
-    search.work.clear();
+    };
+    search.mark(start_id, 0, 0, search.sectors[start_id].group, &[])?;
     // After the last group with a bitmap to write, nothing is expanded.
     let last_needed = groups.iter().rposition(|g| g.iter().any(|s| !kept.contains_key(s)));
     let mut out = Vec::new();
-    for (g, group) in groups.iter().enumerate() {
+    for (g, ids) in members.iter().enumerate() {
         if last_needed.is_some_and(|last| g <= last) {
-            for &s in group {
-                if let Some(map) = kept.get(&s) {
-                    search.bits.insert(s, bits_of(map));
+            for &id in ids {
+                let state = &search.sectors[id];
+                if let (Some(map), Some(bits)) = (kept.get(&state.sector), &state.bits) {
+                    bits.set_all(bits_of(map).as_raw_slice());
                 }
             }
-            // What earlier groups reached here, as it stood before this
-            // group's own search (new finds are queued by `mark`).
-            let reached: Vec<(Sector, Bits)> =
-                group.iter().filter_map(|s| search.bits.get(s).map(|b| (*s, b.clone()))).collect();
-            for (s, bits) in reached {
-                for slot in bits.iter_ones() {
-                    let (us, them) = search.indexes[&s].position(slot as u64).ok_or_else(|| ReachError::Internal {
-                        sector: s,
-                        detail: format!("slot {slot} is marked reachable but is padding"),
-                    })?;
-                    search.expand(s, us, them, g)?;
-                }
-            }
-            while let Some((s, us, them)) = search.work.pop() {
-                search.expand(s, us, them, g)?;
-            }
+            search.search_group(g, ids)?;
         }
-        for &s in group {
-            let bits = search.bits.remove(&s);
+        for &id in ids {
+            let state = &mut search.sectors[id];
+            let (s, bits) = (state.sector, state.bits.take());
             let report = match kept.get(&s) {
                 Some(map) => SectorReach {
                     sector: s,
-                    positions: tables[&s].header().canonical_positions,
+                    positions: tables.get(&s).map_or(0, |t| t.header().canonical_positions),
                     header: map.header().clone(),
                     board: map.board_counts(),
+                    values: true,
                     kept: true,
                 },
                 None => {
-                    let index = &search.indexes[&s];
-                    let bits = bits.unwrap_or_else(|| Bits::repeat(false, index.len() as usize));
-                    let table = &tables[&s];
-                    let (header, board) = count(rules, s, index, table, &bits)?;
-                    let header = write_reach(&store.reach_path(rules, s), header, board, bits.as_raw_slice())?;
-                    SectorReach { sector: s, positions: table.header().canonical_positions, header, board, kept: false }
+                    let index = &state.index;
+                    let bits = bits.map_or_else(|| Bits::repeat(false, index.len() as usize), SharedBits::into_bits);
+                    let table = tables.get(&s);
+                    let (mut header, board) = count(rules, s, index, table, &bits)?;
+                    if let Some(store) = &store {
+                        header = write_reach(&store.reach_path(rules, s), header, board, bits.as_raw_slice())?;
+                    }
+                    let positions = table.map_or(0, |t| t.header().canonical_positions);
+                    SectorReach { sector: s, positions, header, board, values: table.is_some(), kept: false }
                 }
             };
             done(&report);

@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use morris_db::reach::ReachMap;
 use morris_db::store::sector_order;
 use morris_db::{Overrides, RuleSet, Sector, Value};
-use morris_solver::reach::{reach_all, start_sector, SectorReach};
+use morris_solver::reach::{reach_all, reach_counts, start_sector, SectorReach};
 use morris_solver::solve_all;
 use morris_tests::reference_game::{RefGame, RefPos};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -113,6 +113,19 @@ fn agree_after_rerun(rules: RuleSet, game: RefGame, forget: impl Fn(Sector) -> b
         for r in &reports {
             assert_eq!(r.kept, !forget(r.sector), "{}: sector {} kept on the rerun", rules.name(), r.sector);
         }
+    }
+    // Counted without the tables: the same reachable positions per sector,
+    // canonical and on the board (which the reference checks below), no
+    // values.
+    let counted = reach_counts(&rules, |_| {}).expect("reach --counts-only");
+    assert_eq!(counted.len(), reports.len(), "{}", rules.name());
+    for (c, r) in counted.iter().zip(&reports) {
+        assert_eq!(
+            (c.sector, c.header.canonical_positions, c.board.positions, c.values, c.header.wins),
+            (r.sector, r.header.canonical_positions, r.board.positions, false, 0),
+            "{}: counted without the tables",
+            rules.name()
+        );
     }
     let bitmaps = Bitmaps::open(&rules, dir.path(), &reports);
     let points = Points::new(&game, &rules);

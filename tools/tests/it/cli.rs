@@ -963,3 +963,24 @@ fn reach_counts_three_mens_morris_and_names_missing_tables() {
     }
     assert_eq!(total, 540);
 }
+
+/// `morris reach --counts-only` needs no table: Three Men's Morris's
+/// hand-counted 3,870 positions on the board (above) and its 540 canonical
+/// ones, per table as the full run has them, the values left empty; it
+/// refuses a `--db` beside it, and without either asks for one.
+#[test]
+fn reach_counts_only_needs_no_table() {
+    let csv = ok(&["reach", "--rules", "three", "--counts-only", "--format", "csv"]);
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|r| r.split(',').collect()).collect();
+    let all = rows.last().unwrap();
+    assert_eq!(all[..], ["all", "", "540", "", "", "", "3870", "", "", "", "three"], "{csv}");
+    let sector_3_3 = rows.iter().find(|r| r[0] == "3-3").unwrap();
+    assert_eq!((sector_3_3[2], sector_3_3[6]), ("204", "1520"), "{csv}");
+    let out = ok(&["reach", "--rules", "three", "--counts-only"]);
+    contains_all(&out, &["540 canonical positions reachable in 7 tables, 3870 positions on the board"], "table");
+    let dir = tempfile::tempdir().unwrap();
+    let err = fails(&["reach", "--rules", "three", "--counts-only", "--db", s(dir.path())]);
+    contains_all(&err, &["--counts-only", "--db"], "both");
+    let err = fails(&["reach", "--rules", "three"]);
+    contains_all(&err, &["--db"], "neither");
+}
