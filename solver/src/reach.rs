@@ -58,7 +58,7 @@ use bitvec::prelude::*;
 use morris_db::moves::{decided_before_moving, for_each_move};
 use morris_db::reach::{write_reach, BoardCounts, ReachFields, ReachHeader, ReachMap, ENCODING_REACH_BITS};
 use morris_db::store::{sector_order, Store};
-use morris_db::{Bitboard, RuleSet, Sector, SectorIndex, Table, TableError};
+use morris_db::{Bitboard, Located, RuleSet, Sector, SectorIndex, Table, TableError};
 use rayon::prelude::*;
 
 use crate::unit::units;
@@ -232,22 +232,40 @@ struct Search<'a> {
     id_of: HashMap<Sector, usize>,
 }
 
-/// Slots of the frontier expanded by one task of a pass (in 64-slot words).
+/// Slots of the frontier expanded by one task of a pass (whole orbits of
+/// the side to move's sets; at least one), in 64-slot words when counting.
 const WORDS_PER_TASK: usize = 1024;
 
+/// Slots of the frontier one task of a pass expands, about (whole orbits).
+const SLOTS_PER_TASK: usize = WORDS_PER_TASK * 64;
+
+/// The set bits of `words` (bit `s` of word `s / 64`) in `range`.
+fn ones_in(words: &[u64], range: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
+    let (start, end) = (range.start, range.end);
+    (start / 64..end.div_ceil(64)).flat_map(move |w| {
+        let mut word = words[w];
+        if w == start / 64 {
+            word &= u64::MAX << (start % 64);
+        }
+        if w == end / 64 && end % 64 != 0 {
+            word &= (1u64 << (end % 64)) - 1;
+        }
+        std::iter::from_fn(move || {
+            (word != 0).then(|| {
+                let b = word.trailing_zeros() as usize;
+                word &= word - 1;
+                w * 64 + b
+            })
+        })
+    })
+}
+
 impl Search<'_> {
-    /// Marks `(us, them)` of sector number `id` reachable; a position newly
+    /// Marks slot `slot` of sector number `id` reachable; a position newly
     /// marked in group `group` (the one being searched) is also marked in
     /// `next`, the frontier of the next pass.
     #[inline]
-    fn mark(
-        &self,
-        id: usize,
-        us: Bitboard,
-        them: Bitboard,
-        group: usize,
-        next: &[Option<SharedBits>],
-    ) -> Result<(), ReachError> {
+    fn mark(&self, id: usize, slot: usize, group: usize, next: &[Option<SharedBits>]) -> Result<(), ReachError> {
         let state = &self.sectors[id];
         let internal = |detail: String| ReachError::Internal { sector: state.sector, detail };
         if state.group < group {
@@ -256,7 +274,6 @@ impl Search<'_> {
         let Some(bits) = &state.bits else {
             return Err(internal("a move leads into a sector whose bitmap is written".into()));
         };
-        let slot = state.index.index(us, them) as usize;
         if bits.set(slot) && state.group == group {
             if let Some(Some(next)) = next.get(id) {
                 next.set(slot);
@@ -291,30 +308,77 @@ impl Search<'_> {
             for &id in members {
                 next[id] = Some(SharedBits::new(self.sectors[id].index.len() as usize));
             }
-            let tasks: Vec<(usize, usize)> = frontier
+            // Tasks of whole orbits of the side to move's sets, about
+            // `SLOTS_PER_TASK` slots each.
+            let tasks: Vec<(usize, usize, usize)> = frontier
                 .iter()
                 .enumerate()
-                .flat_map(|(f, (_, words))| (0..words.len()).step_by(WORDS_PER_TASK).map(move |w| (f, w)))
+                .flat_map(|(f, (id, _))| {
+                    let index = &self.sectors[*id].index;
+                    let orbits = index.orbit_table().len();
+                    let per = (SLOTS_PER_TASK / index.opponent_sets().max(1) as usize).max(1);
+                    (0..orbits).step_by(per).map(move |o| (f, o, (o + per).min(orbits)))
+                })
                 .collect();
-            tasks.into_par_iter().try_for_each(|(f, first)| {
+            tasks.into_par_iter().try_for_each(|(f, first, end)| {
                 let (id, words) = &frontier[f];
                 let state = &self.sectors[*id];
+                let index = &state.index;
+                let os = index.opponent_sets() as usize;
                 let mut cache = Vec::with_capacity(8);
                 let mut found = Vec::with_capacity(64);
-                for (w, &word) in words.iter().enumerate().skip(first).take(WORDS_PER_TASK) {
-                    let mut word = word;
-                    while word != 0 {
-                        let slot = (w * 64 + word.trailing_zeros() as usize) as u64;
-                        word &= word - 1;
-                        let (us, them) = state.index.position(slot).ok_or_else(|| ReachError::Internal {
-                            sector: state.sector,
-                            detail: format!("slot {slot} is marked reachable but is padding"),
-                        })?;
-                        found.clear();
-                        children(self.rules, state.sector, us, them, |c, u, t| found.push((c, u, t)));
-                        for &(c, u, t) in &found {
-                            let child = self.id(c, &mut cache)?;
-                            self.mark(child, u, t, group, &next)?;
+                let mut expand = |us: Bitboard, them: Bitboard| -> Result<(), ReachError> {
+                    found.clear();
+                    children(self.rules, state.sector, us, them, |c, u, t| found.push((c, u, t)));
+                    // Every move without a capture leads to one sector,
+                    // where `them` is the side to move: located there once
+                    // for all of them.
+                    let mut quiet: Option<(usize, Located)> = None;
+                    for &(c, u, t) in &found {
+                        let child = self.id(c, &mut cache)?;
+                        let cindex = &self.sectors[child].index;
+                        let slot = if u == them {
+                            let at = match quiet {
+                                Some((id, at)) if id == child => at,
+                                _ => {
+                                    let at = cindex.locate(u);
+                                    quiet = Some((child, at));
+                                    at
+                                }
+                            };
+                            cindex.index_at(at, t)
+                        } else {
+                            cindex.index(u, t)
+                        };
+                        self.mark(child, slot as usize, group, &next)?;
+                    }
+                    Ok(())
+                };
+                for orbit in first..end {
+                    let range = orbit * os..(orbit + 1) * os;
+                    let marked = ones_in(words, range.clone()).count();
+                    if marked == 0 {
+                        continue;
+                    }
+                    if marked * 8 >= os {
+                        // Dense: enumerate the orbit's positions in order
+                        // (cheaper than decoding each slot).
+                        let mut failed = None;
+                        index.for_each_in_orbit(orbit, |slot, us, them| {
+                            if failed.is_none() && words[slot as usize / 64] >> (slot % 64) & 1 == 1 {
+                                failed = expand(us, them).err();
+                            }
+                        });
+                        if let Some(e) = failed {
+                            return Err(e);
+                        }
+                    } else {
+                        for slot in ones_in(words, range) {
+                            let (us, them) = index.position(slot as u64).ok_or_else(|| ReachError::Internal {
+                                sector: state.sector,
+                                detail: format!("slot {slot} is marked reachable but is padding"),
+                            })?;
+                            expand(us, them)?;
                         }
                     }
                 }
@@ -512,7 +576,8 @@ fn reach(
     let Some(&start_id) = search.id_of.get(&start) else {
         return Err(ReachError::Internal { sector: start, detail: "the start sector has no table".into() });
     };
-    search.mark(start_id, 0, 0, search.sectors[start_id].group, &[])?;
+    let start_slot = search.sectors[start_id].index.index(0, 0) as usize;
+    search.mark(start_id, start_slot, search.sectors[start_id].group, &[])?;
     // After the last group with a bitmap to write, nothing is expanded.
     let last_needed = groups.iter().rposition(|g| g.iter().any(|s| !kept.contains_key(s)));
     let mut out = Vec::new();
