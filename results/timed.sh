@@ -6,7 +6,10 @@
 # results as results/whole.sh (the values row's `verify_s` empty until the
 # verify is timed), and:
 #
-#   results/NAME-runs.csv              step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet
+#   results/NAME-runs.csv              step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet,version
+#                                      (version: `morris --version`'s and the
+#                                      commit it was built from; the figures of
+#                                      earlier runs are in CHANGELOG.md)
 #   results/NAME-sliding-timing.csv    pair,initialise_s,iterate_s,plies  (from `solve -v`)
 #   results/NAME-placement-timing.csv  sector,initialise_s,iterate_s,plies
 #
@@ -28,7 +31,9 @@ morris=${MORRIS:-target/release/morris}
 [ -x "$morris" ] || { echo "$morris: not found; run cargo build --release first" >&2; exit 1; }
 mkdir -p "$db"
 runs=$db.runs.csv
-[ -f "$runs" ] || echo "step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet" > "$runs"
+header="step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet,version"
+[ -f "$runs" ] || echo "$header" > "$runs"
+version="$("$morris" --version | awk '{ print $NF }') ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
 
 # Appends one sample of DB's size and the load to DB.disk.csv.
 sample_once() {
@@ -62,11 +67,11 @@ timed() {
         END { printf "%.2f %.2f %.2f\n", peak / 1e9, final / 1e9, load }' "$db.disk.csv" > "$db.$step.disk"
     read -r peak final load < "$db.$step.disk"
     quiet=$(awk -v l="$load" -v n="$note" 'BEGIN { if (l <= 2.5) print n "yes"; else print n "no (load up to " l ")" }')
-    awk -F': ' -v step="$step" -v peak="$peak" -v final="$final" -v quiet="$quiet" '
+    awk -F': ' -v step="$step" -v peak="$peak" -v final="$final" -v quiet="$quiet" -v version="$version" '
         /Elapsed \(wall clock\)/ { n = split($2, t, ":"); wall = 0; for (i = 1; i <= n; i++) wall = wall * 60 + t[i] }
         /User time/ { cpu += $2 } /System time/ { cpu += $2 }
         /Maximum resident set size/ { rss = $2 / 1024 }
-        END { printf "%s,%.0f,%.0f,%.0f,%s,%s,%s\n", step, wall, cpu, rss, peak, final, quiet }' \
+        END { printf "%s,%.0f,%.0f,%.0f,%s,%s,%s,%s\n", step, wall, cpu, rss, peak, final, quiet, version }' \
         "$db.$step.time" >> "$runs"
 }
 

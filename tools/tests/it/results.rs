@@ -540,7 +540,8 @@ fn verify_lists_name_every_table_and_add_up_to_the_values_row() {
 
 /// Every committed timed run (`results/<prefix>-runs.csv`, written by
 /// `results/timed.sh`: each step one process under `/usr/bin/time -v`) has
-/// the columns of issue 15 and at most one row per step; its solve row's wall
+/// the columns of issue 15 and the version that produced each row (issue
+/// 38), at most one row per step; its solve row's wall
 /// seconds are the `solve_s` of the rule set's `values.csv` row, and cover the
 /// per-table timings of that run (`<prefix>-sliding-timing.csv`, a pair
 /// `w-b/b-w` standing for both its sectors, and `-placement-timing.csv`),
@@ -553,12 +554,15 @@ fn timed_runs_name_every_table_and_agree_with_the_values_row() {
     for prefix in prefixes {
         let (name, rows) = stats_rows(&prefix);
         let lines = committed(&format!("{prefix}-runs.csv"));
-        assert_eq!(lines[0], "step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet", "{prefix}-runs.csv");
+        assert_eq!(
+            lines[0], "step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet,version",
+            "{prefix}-runs.csv"
+        );
         let mut steps = BTreeSet::new();
         let mut solve_wall = None;
         for line in &lines[1..] {
             let f = fields(line);
-            assert_eq!(f.len(), 7, "{prefix}-runs.csv: {line}");
+            assert_eq!(f.len(), 8, "{prefix}-runs.csv: {line}");
             assert!(
                 ["solve", "verify"].contains(&f[0].as_str()) && steps.insert(f[0].clone()),
                 "{prefix}-runs.csv: {line}"
@@ -567,6 +571,14 @@ fn timed_runs_name_every_table_and_agree_with_the_values_row() {
                 assert!(n.parse::<f64>().is_ok_and(|x| x >= 0.0), "{prefix}-runs.csv: {line}");
             }
             assert!(f[6] == "yes" || f[6].contains("no (load up to ") || f[6].starts_with("resumed; "), "{line}");
+            // `morris --version`'s number and the commit built: `0.1.0 (4192461)`.
+            let (number, commit) =
+                f[7].split_once(" (").unwrap_or_else(|| panic!("{prefix}-runs.csv: version: {line}"));
+            assert!(number.split('.').count() == 3 && number.split('.').all(|n| n.parse::<u32>().is_ok()), "{line}");
+            assert!(
+                commit.strip_suffix(')').is_some_and(|c| c.len() >= 7 && c.chars().all(|c| c.is_ascii_hexdigit())),
+                "{line}"
+            );
             if f[0] == "solve" {
                 solve_wall = Some(f[1].parse::<f64>().unwrap());
             }
