@@ -150,7 +150,7 @@ fn next_of_same_size(set: Bitboard) -> Bitboard {
     }
     let c = set & set.wrapping_neg();
     let r = set.wrapping_add(c);
-    (((r ^ set) >> 2) / c) | r
+    (((r ^ set) >> 2) >> c.trailing_zeros()) | r
 }
 
 /// Orbits of the `w`-point sets of a board under its symmetries.
@@ -686,6 +686,40 @@ impl Extensions<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`SectorIndex::for_each_in_orbit`] visits exactly the slots that
+    /// [`SectorIndex::position`] decodes, in slot order, with the same
+    /// stones: orbits with and without symmetric representatives, on the
+    /// 24-point board with and without diagonals, the 17-point and the
+    /// 25-point board (a side to move with no stone: 25 free points).
+    #[test]
+    fn orbit_walk_visits_the_positions_that_slots_decode_to() {
+        for (preset, sectors) in [
+            ("nine", vec![(3, 3), (4, 2), (2, 9), (8, 1), (0, 5)]),
+            ("nine-diagonal", vec![(3, 4)]),
+            ("seven", vec![(4, 5), (2, 3)]),
+            ("sesotho", vec![(2, 3), (1, 12), (0, 3)]),
+        ] {
+            let rules = crate::RuleSet::preset(preset).unwrap();
+            for (w, b) in sectors {
+                let index = rules.indexer().sector(crate::Sector { w, b, wh: 0, bh: 0 });
+                let (mut walked, mut decoded) = (0u64, 0u64);
+                for orbit in 0..index.orbit_table().len() {
+                    let mut seen = Vec::new();
+                    index.for_each_in_orbit(orbit, |slot, us, them| seen.push((slot, us, them)));
+                    assert!(seen.windows(2).all(|p| p[0].0 < p[1].0), "{preset} {w}-{b}: in slot order");
+                    let base = orbit as u64 * index.opponent_sets();
+                    let expected: Vec<_> = (base..base + index.opponent_sets())
+                        .filter_map(|slot| index.position(slot).map(|(us, them)| (slot, us, them)))
+                        .collect();
+                    assert_eq!(seen, expected, "{preset} {w}-{b}: orbit {orbit}");
+                    walked += seen.len() as u64;
+                    decoded += expected.len() as u64;
+                }
+                assert!(walked > 0 && walked == decoded, "{preset} {w}-{b}");
+            }
+        }
+    }
 
     /// [`OrbitBlock`] and its [`Extensions`] give the slots of
     /// [`SectorIndex::index_with_orbit`] for every point added, on sectors
