@@ -184,11 +184,20 @@ impl SharedBits {
         SharedBits { words: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(), len }
     }
 
-    /// Sets bit `slot`; `true` when it was clear.
+    /// Sets bit `slot`; `true` when it was clear (and this call set it).
+    ///
+    /// Reads the word first and writes only when the bit is clear: most
+    /// positions are reached from many parents, and a locked
+    /// read-modify-write on a word that misses the cache stalls the thread
+    /// until it arrives, where plain loads of several words overlap.
     #[inline]
     fn set(&self, slot: usize) -> bool {
         let mask = 1u64 << (slot % 64);
-        self.words[slot / 64].fetch_or(mask, Ordering::Relaxed) & mask == 0
+        let word = &self.words[slot / 64];
+        if word.load(Ordering::Relaxed) & mask != 0 {
+            return false;
+        }
+        word.fetch_or(mask, Ordering::Relaxed) & mask == 0
     }
 
     /// Sets every bit set in `words` (a bitmap of the same length).
@@ -238,6 +247,10 @@ const WORDS_PER_TASK: usize = 1024;
 
 /// Slots of the frontier one task of a pass expands, about (whole orbits).
 const SLOTS_PER_TASK: usize = WORDS_PER_TASK * 64;
+
+/// A frontier sector with at least one slot in this many marked is walked
+/// by the orbit of the opponent's set ([`Search::search_group`]).
+const BY_THEM_DENSITY: u64 = 8;
 
 /// The set bits of `words` (bit `s` of word `s / 64`) in `range`.
 fn ones_in(words: &[u64], range: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
@@ -300,6 +313,17 @@ impl Search<'_> {
     /// Searches group `group` (the sectors numbered `members`) to its fixed
     /// point: expands what is marked there now, then, pass after pass, what
     /// the previous pass newly marked there, on every thread.
+    ///
+    /// A frontier sector with at least one slot in [`BY_THEM_DENSITY`]
+    /// marked is walked by the orbit of the opponent's set (`them`), all of
+    /// the side to move's sets for one `them` in a row, as the placement
+    /// solver walks its positions: every move without a capture leads to
+    /// `them` to move, so the bits those moves set lie in one orbit block of
+    /// the child's bitmap, which stays in the cache, where in slot order
+    /// each position's children set bits in a block of their own. Each
+    /// position's own slot is then looked up to see whether it is marked. A
+    /// sparser frontier is walked in slot order, decoding only the marked
+    /// slots (dense orbits enumerated).
     fn search_group(&self, group: usize, members: &[usize]) -> Result<(), ReachError> {
         let mut frontier: Vec<(usize, Vec<u64>)> =
             members.iter().filter_map(|&id| self.sectors[id].bits.as_ref().map(|b| (id, b.snapshot()))).collect();
@@ -308,13 +332,24 @@ impl Search<'_> {
             for &id in members {
                 next[id] = Some(SharedBits::new(self.sectors[id].index.len() as usize));
             }
-            // Tasks of whole orbits of the side to move's sets, about
-            // `SLOTS_PER_TASK` slots each.
+            // The mirrored index of each dense frontier sector: its orbits
+            // are those of `them`.
+            let by_them: Vec<Option<SectorIndex>> = frontier
+                .iter()
+                .map(|(id, words)| {
+                    let state = &self.sectors[*id];
+                    let marked: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
+                    (marked * BY_THEM_DENSITY >= state.index.len())
+                        .then(|| self.rules.indexer().sector(state.sector.mirrored()))
+                })
+                .collect();
+            // Tasks of whole orbits (of `them` for a dense sector, else of
+            // the side to move's sets), about `SLOTS_PER_TASK` slots each.
             let tasks: Vec<(usize, usize, usize)> = frontier
                 .iter()
                 .enumerate()
                 .flat_map(|(f, (id, _))| {
-                    let index = &self.sectors[*id].index;
+                    let index = by_them[f].as_ref().unwrap_or(&self.sectors[*id].index);
                     let orbits = index.orbit_table().len();
                     let per = (SLOTS_PER_TASK / index.opponent_sets().max(1) as usize).max(1);
                     (0..orbits).step_by(per).map(move |o| (f, o, (o + per).min(orbits)))
@@ -324,25 +359,26 @@ impl Search<'_> {
                 let (id, words) = &frontier[f];
                 let state = &self.sectors[*id];
                 let index = &state.index;
-                let os = index.opponent_sets() as usize;
+                let marked = |slot: u64| words[slot as usize / 64] >> (slot % 64) & 1 == 1;
                 let mut cache = Vec::with_capacity(8);
                 let mut found = Vec::with_capacity(64);
+                // Where the last quiet child's side to move lies: moves
+                // without a capture lead to one sector where `them` is to
+                // move, located there once for all of them (and for the
+                // next positions with the same `them`).
+                let mut quiet: Option<(usize, Bitboard, Located)> = None;
                 let mut expand = |us: Bitboard, them: Bitboard| -> Result<(), ReachError> {
                     found.clear();
                     children(self.rules, state.sector, us, them, |c, u, t| found.push((c, u, t)));
-                    // Every move without a capture leads to one sector,
-                    // where `them` is the side to move: located there once
-                    // for all of them.
-                    let mut quiet: Option<(usize, Located)> = None;
                     for &(c, u, t) in &found {
                         let child = self.id(c, &mut cache)?;
                         let cindex = &self.sectors[child].index;
                         let slot = if u == them {
                             let at = match quiet {
-                                Some((id, at)) if id == child => at,
+                                Some((id, set, at)) if id == child && set == u => at,
                                 _ => {
                                     let at = cindex.locate(u);
-                                    quiet = Some((child, at));
+                                    quiet = Some((child, u, at));
                                     at
                                 }
                             };
@@ -354,18 +390,29 @@ impl Search<'_> {
                     }
                     Ok(())
                 };
+                let mut failed = None;
+                if let Some(by_them) = &by_them[f] {
+                    for orbit in first..end {
+                        by_them.for_each_in_orbit(orbit, |_, them, us| {
+                            if failed.is_none() && marked(index.index(us, them)) {
+                                failed = expand(us, them).err();
+                            }
+                        });
+                    }
+                    return failed.map_or(Ok(()), Err);
+                }
+                let os = index.opponent_sets() as usize;
                 for orbit in first..end {
                     let range = orbit * os..(orbit + 1) * os;
-                    let marked = ones_in(words, range.clone()).count();
-                    if marked == 0 {
+                    let count = ones_in(words, range.clone()).count();
+                    if count == 0 {
                         continue;
                     }
-                    if marked * 8 >= os {
+                    if count * 8 >= os {
                         // Dense: enumerate the orbit's positions in order
                         // (cheaper than decoding each slot).
-                        let mut failed = None;
                         index.for_each_in_orbit(orbit, |slot, us, them| {
-                            if failed.is_none() && words[slot as usize / 64] >> (slot % 64) & 1 == 1 {
+                            if failed.is_none() && marked(slot) {
                                 failed = expand(us, them).err();
                             }
                         });
