@@ -394,6 +394,91 @@ fn stats_rows(prefix: &str) -> (String, Vec<(String, u64, Option<u32>)>) {
     (name.expect("stats rows"), rows)
 }
 
+/// The 16 mills of the 24-point board, as sets of [`POINTS`] (bit `i` for
+/// `POINTS[i]`): the three points of each row and each column of the grid
+/// that are joined by lines.
+fn mills() -> Vec<u32> {
+    let lines = [
+        "a7 d7 g7", "b6 d6 f6", "c5 d5 e5", "a4 b4 c4", "e4 f4 g4", "c3 d3 e3", "b2 d2 f2", "a1 d1 g1", "a7 a4 a1",
+        "b6 b4 b2", "c5 c4 c3", "d7 d6 d5", "d3 d2 d1", "e5 e4 e3", "f6 f4 f2", "g7 g4 g1",
+    ];
+    lines
+        .iter()
+        .map(|l| l.split(' ').map(|p| 1u32 << POINTS.iter().position(|q| *q == p).expect("a point")).sum())
+        .collect()
+}
+
+/// `results/nine-reach-counts.csv` (`morris reach --counts-only`, no
+/// tables): its rows add up to its `all` row, and its `9-9` row is what
+/// the rules alone say. With 9 stones each on the board, no stone was ever
+/// removed; every mill closed (by a placement or a move) removes a stone,
+/// so no mill was ever closed, and no position of `9-9` holds one. And
+/// every pair of disjoint 9-point sets without a mill arises, with the
+/// first set's colour to move: placed in any order (no subset of them
+/// holds a mill), they are the position after the last placement, White to
+/// move. So the reachable positions of `9-9` are the ordered pairs of
+/// disjoint mill-free 9-point sets: counted here on the board, and as
+/// orbits under the 16 symmetries (each pair with the first set the
+/// smallest of its images, the second the smallest under the symmetries
+/// that fix the first).
+#[test]
+fn nine_reach_counts_add_up_and_nine_nine_is_every_position_without_a_mill() {
+    let lines = committed("nine-reach-counts.csv");
+    assert_eq!(
+        lines[0],
+        "sector,positions,reachable,wins,draws,losses,board_reachable,board_wins,board_draws,board_losses,rules"
+    );
+    let rows: Vec<Vec<String>> = lines[1..].iter().map(|l| fields(l)).collect();
+    let (all, sectors) = rows.split_last().expect("rows");
+    assert_eq!(all[0], "all");
+    let sum = |col: usize| sectors.iter().map(|f| f[col].parse::<u64>().expect("a count")).sum::<u64>();
+    assert_eq!(sum(2).to_string(), all[2]);
+    assert_eq!(sum(6).to_string(), all[6]);
+    for f in &rows {
+        assert_eq!(f[10], "nine", "{f:?}");
+        for col in [1, 3, 4, 5, 7, 8, 9] {
+            assert_eq!(f[col], "", "counted without values: {f:?}");
+        }
+    }
+    let nine_nine = sectors.iter().find(|f| f[0] == "9-9").expect("a 9-9 row");
+
+    let symmetries = symmetries();
+    let apply =
+        |perm: &[usize; 24], set: u32| -> u32 { (0..24).filter(|&i| set >> i & 1 == 1).map(|i| 1u32 << perm[i]).sum() };
+    let mills = mills();
+    let mill_free = |set: u32| mills.iter().all(|&m| set & m != m);
+    let nines = |within: u32| {
+        // The 9-point subsets of `within` (Gosper's step over its points).
+        let points: Vec<usize> = (0..24).filter(|&i| within >> i & 1 == 1).collect();
+        let n = points.len();
+        let mut out = Vec::new();
+        let mut c: u32 = (1 << 9) - 1;
+        while c < 1 << n {
+            out.push((0..n).filter(|&i| c >> i & 1 == 1).map(|i| 1u32 << points[i]).sum::<u32>());
+            let low = c & c.wrapping_neg();
+            let high = c + low;
+            c = (((high ^ c) >> 2) / low) | high;
+        }
+        out
+    };
+    let (mut board, mut canonical) = (0u64, 0u64);
+    for first in nines((1 << 24) - 1) {
+        let images: Vec<u32> = symmetries.iter().map(|g| apply(g, first)).collect();
+        if !mill_free(first) || images.iter().any(|&i| i < first) {
+            continue;
+        }
+        let stabiliser: Vec<&[usize; 24]> =
+            symmetries.iter().zip(&images).filter(|(_, &i)| i == first).map(|(g, _)| g).collect();
+        let orbit = (symmetries.len() / stabiliser.len()) as u64;
+        for second in nines(!first & ((1 << 24) - 1)).into_iter().filter(|&s| mill_free(s)) {
+            board += orbit;
+            canonical += u64::from(stabiliser.len() == 1 || stabiliser.iter().all(|g| apply(g, second) >= second));
+        }
+    }
+    assert_eq!(nine_nine[2], canonical.to_string(), "canonical");
+    assert_eq!(nine_nine[6], board.to_string(), "on the board");
+}
+
 /// The `reachable` column of the stats files of every rule set with a
 /// `-reach.csv` is the reachable count that `morris reach` wrote there
 /// (the same bitmaps, read by two commands), sector by sector; where there
