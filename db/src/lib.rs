@@ -20,7 +20,7 @@ pub mod game;
 pub mod storage;
 
 pub use game::{board, fen, index, moves, position, record, rules, sector, symmetry, value};
-pub use storage::{compressed, mapped, reach, store, table, wdl};
+pub use storage::{compressed, derived, mapped, reach, store, table, wdl};
 
 pub use board::{Bitboard, Board, Point, Points};
 pub use fen::FenError;

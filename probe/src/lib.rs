@@ -55,4 +55,4 @@ pub use malom::{MalomDatabase, MalomValue};
 pub use morris_db::wdl::Wdl;
 pub use sample::{sample, Sample};
 pub use tablebase::{rule_sets_in, Tablebase};
-pub use tables::{Answer, Database, Dtm, Encoding, ProbeOptions, Prober, TableProber, Tables};
+pub use tables::{Answer, Database, Dtm, DtmFile, Encoding, ProbeOptions, Prober, TableProber, Tables};

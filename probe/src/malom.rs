@@ -981,7 +981,10 @@ pub fn compare_sector(
     keep: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SectorComparison, ProbeError> {
-    let table = ours.table(sector)?;
+    let file = ours.table(sector)?;
+    let table = file.stored().ok_or_else(|| {
+        ProbeError::Unsupported(format!("{}: a single-sided stub holds no values to compare", file.path().display()))
+    })?;
     let theirs = malom.sector(sector)?;
     const CHUNK: u64 = 1 << 15;
     let slots = theirs.slots();
@@ -990,7 +993,7 @@ pub fn compare_sector(
         .map(|c| {
             let range = c * CHUNK..((c + 1) * CHUNK).min(slots);
             let n = range.end - range.start;
-            let part = compare_slots(&table, &theirs, range, keep);
+            let part = compare_slots(table, &theirs, range, keep);
             progress(n);
             part
         })

@@ -33,7 +33,7 @@ use morris_db::index::rank_among_empty;
 use morris_db::moves::{apply_move, for_each_move};
 use morris_db::symmetry::SymmetryGroup;
 use morris_db::wdl::Wdl;
-use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex, Table};
+use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex};
 
 use crate::tables::{read_wdl, Answer, WdlSlots};
 use crate::wdl::WdlDatabase;
@@ -373,7 +373,7 @@ pub struct Prover<'a> {
     /// By `w * stride + b`.
     sectors: Vec<Option<SectorSlot>>,
     stride: usize,
-    placement: HashMap<Sector, Option<Arc<Table>>>,
+    placement: HashMap<Sector, Option<Arc<crate::DtmFile>>>,
     /// How the board's symmetries compose and invert.
     group: SymmetryGroup,
     /// Move lists by ply from the root, reused.
@@ -491,6 +491,13 @@ impl<'a> Prover<'a> {
                 empty.insert(file)
             }
         };
+        if leaf.derived() {
+            return Err(ProbeError::Unsupported(format!(
+                "{}: a single-sided stub; the search reads the sliding tables' values from WDL files \
+                 (`--wdl`) or from full tables",
+                leaf.file_path().display()
+            )));
+        }
         let v = signed(read_wdl(&**leaf, index)?);
         self.stats.table_probes += 1;
         Ok(v)
@@ -566,6 +573,8 @@ impl<'a> Prover<'a> {
             Some(t) => t.clone(),
             None => {
                 let t = match self.db.table(sector) {
+                    // A single-sided stub holds no value: searched as if missing.
+                    Ok(t) if t.stored().is_none() => None,
                     Ok(t) => Some(t),
                     Err(ProbeError::MissingTable { .. }) => None,
                     Err(e) => return Err(e),

@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
+use morris_db::derived::Stub;
 use morris_db::wdl::{Wdl, WdlTable};
 use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex, Store, Table, TableError, Value};
 
@@ -38,6 +39,13 @@ pub trait Answer: Copy + Debug + Send + Sync {
     fn best_first(a: &Self, b: &Self) -> Ordering;
     /// Win, draw or loss, without distance.
     fn wdl(self) -> Wdl;
+    /// The answer that a value with distance gives, where this kind of
+    /// answer can be made from one (for a position without a legal move in
+    /// a single-sided sector, whose value the rule set decides); `None`
+    /// where it cannot (Malom's draw ranks).
+    fn of_value(_value: Value) -> Option<Self> {
+        None
+    }
 }
 
 impl Answer for Value {
@@ -52,6 +60,10 @@ impl Answer for Value {
     fn wdl(self) -> Wdl {
         Wdl::from(self)
     }
+
+    fn of_value(value: Value) -> Option<Value> {
+        Some(value)
+    }
 }
 
 impl Answer for Wdl {
@@ -65,6 +77,10 @@ impl Answer for Wdl {
 
     fn wdl(self) -> Wdl {
         self
+    }
+
+    fn of_value(value: Value) -> Option<Wdl> {
+        Some(Wdl::from(value))
     }
 }
 
@@ -143,6 +159,11 @@ pub trait Encoding: sealed::Sealed + Send + Sync + Debug + 'static {
     /// decided the other way, which is this answer's [`Answer::back`]
     /// ([`RuleSet::decided_value`]).
     fn lost(&self) -> Self::Answer;
+    /// Whether `file` is a single-sided stub ([`morris_db::derived`]): its
+    /// values are derived by one ply of search, not read.
+    fn derived(&self, _file: &Self::File) -> bool {
+        false
+    }
 
     /// The file name looked for and a hint on what to do, for
     /// [`ProbeError::MissingTable`].
@@ -165,6 +186,11 @@ pub(crate) trait WdlSlots: Send + Sync {
     fn wdl_at(&self, slot: u64) -> Option<Wdl>;
     /// The file's path (for errors).
     fn file_path(&self) -> &Path;
+    /// Whether the file is a single-sided stub, which holds no value
+    /// ([`morris_db::derived`]).
+    fn derived(&self) -> bool {
+        false
+    }
 }
 
 impl WdlSlots for Table {
@@ -175,6 +201,24 @@ impl WdlSlots for Table {
 
     fn file_path(&self) -> &Path {
         self.path()
+    }
+}
+
+impl WdlSlots for DtmFile {
+    #[inline]
+    fn wdl_at(&self, slot: u64) -> Option<Wdl> {
+        match self {
+            DtmFile::Stored(table) => table.wdl_at(slot),
+            DtmFile::Derived(_) => None,
+        }
+    }
+
+    fn file_path(&self) -> &Path {
+        self.path()
+    }
+
+    fn derived(&self) -> bool {
+        matches!(self, DtmFile::Derived(_))
     }
 }
 
@@ -526,11 +570,24 @@ impl<E: Encoding> Tables<E> {
     /// # Errors
     /// As [`check_position`], and the errors of [`Tables::table`].
     pub fn value(&self, pos: &Position) -> Result<E::Answer, ProbeError> {
+        self.value_from(pos, true)
+    }
+
+    /// [`Tables::value`]; a position of a single-sided sector is searched
+    /// one ply when `derive`, and is an error when not (a stub among the
+    /// tables a stub's moves lead to).
+    fn value_from(&self, pos: &Position, derive: bool) -> Result<E::Answer, ProbeError> {
         if check_position(&self.shared.rules, pos)? {
             let lost = self.shared.encoding.lost();
             return Ok(if self.shared.rules.misere() { lost.back() } else { lost });
         }
         let table = self.table(pos.sector())?;
+        if self.shared.encoding.derived(&table) {
+            if !derive {
+                return Err(derived_twice(pos.sector()));
+            }
+            return derive_value(&self.shared.rules, pos, |child| self.value_from(child, false));
+        }
         let answer = self.shared.encoding.lookup(&table, &self.shared.rules, None, pos.us(), pos.them());
         self.shared.encoding.check_intact(&table)?;
         answer
@@ -696,11 +753,17 @@ impl<E: Encoding> TableProber<E> {
     /// As [`Tables::value`].
     #[inline]
     pub fn value(&mut self, pos: &Position) -> Result<E::Answer, ProbeError> {
+        self.value_from(pos, true)
+    }
+
+    /// [`TableProber::value`], as [`Tables::value_from`].
+    #[inline]
+    fn value_from(&mut self, pos: &Position, derive: bool) -> Result<E::Answer, ProbeError> {
         let rules = &self.db.shared.rules;
         let sector = pos.sector();
         if rules.line_wins() || sector.w + sector.wh < 3 || sector.b + sector.bh < 3 || off_board(rules, pos) {
             // Every unusual case, and every error, as `Tables::value` says.
-            return self.db.value(pos);
+            return self.db.value_from(pos, derive);
         }
         let i = match self.tables.iter().position(|(s, _, _)| *s == sector) {
             Some(i) => i,
@@ -712,6 +775,13 @@ impl<E: Encoding> TableProber<E> {
             }
         };
         let (_, index, table) = &self.tables[i];
+        if self.db.shared.encoding.derived(table) {
+            if !derive {
+                return Err(derived_twice(sector));
+            }
+            let rules = rules.clone();
+            return derive_value(&rules, pos, |child| self.value_from(child, false));
+        }
         let answer = self.db.shared.encoding.lookup(table, rules, Some(index), pos.us(), pos.them());
         if let Err(e) = self.db.shared.encoding.check_intact(table) {
             // Shrank underneath: forget it, so that a later probe opens the
@@ -728,31 +798,102 @@ impl<E: Encoding> TableProber<E> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Dtm;
 
+/// A sector's file as [`Dtm`] reads it: a table (`.mtb` or `.mtz`), or a
+/// single-sided stub (`.mtd`, [`morris_db::derived`]) whose positions are
+/// valued by one ply of search.
+#[derive(Debug)]
+pub enum DtmFile {
+    /// A table holding every value.
+    Stored(Table),
+    /// A stub: the values are derived from the tables the moves lead to.
+    Derived(Stub),
+}
+
+impl DtmFile {
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        match self {
+            DtmFile::Stored(t) => t.path(),
+            DtmFile::Derived(s) => s.path(),
+        }
+    }
+
+    /// The table, or `None` for a stub.
+    pub fn stored(&self) -> Option<&Table> {
+        match self {
+            DtmFile::Stored(t) => Some(t),
+            DtmFile::Derived(_) => None,
+        }
+    }
+
+    /// The file's header fields that a table and a stub share: sector,
+    /// counts and longest distances (those of the table a stub replaced).
+    pub fn header(&self) -> morris_db::TableHeader {
+        match self {
+            DtmFile::Stored(t) => t.header().clone(),
+            DtmFile::Derived(s) => {
+                let h = s.header();
+                morris_db::TableHeader {
+                    rules_fingerprint: h.rules_fingerprint,
+                    rules_name: h.rules_name.clone(),
+                    sector: h.sector,
+                    encoding: h.encoding,
+                    entry_count: h.entry_count,
+                    canonical_positions: h.canonical_positions,
+                    wins: h.wins,
+                    losses: h.losses,
+                    draws: h.draws,
+                    own: h.own.0,
+                    payload_checksum: h.payload_checksum,
+                }
+            }
+        }
+    }
+}
+
 impl Encoding for Dtm {
-    type File = Table;
+    type File = DtmFile;
     type Answer = Value;
 
-    fn open(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> Result<Table, TableError> {
+    fn open(&self, dir: &Path, rules: &RuleSet, sector: Sector) -> Result<DtmFile, TableError> {
         let len = rules.indexer().sector(sector).len();
-        Table::open_guarded(dir, rules, sector, len)
+        if Store::new(dir).dtm_file(rules, sector).is_none() {
+            if let Ok(stub) = Stub::open_guarded(dir, rules, sector, len) {
+                return Ok(DtmFile::Derived(stub));
+            }
+        }
+        Table::open_guarded(dir, rules, sector, len).map(DtmFile::Stored)
     }
 
-    fn verify(&self, file: &Table) -> Result<(), TableError> {
-        file.verify_checksum()
+    fn verify(&self, file: &DtmFile) -> Result<(), TableError> {
+        match file {
+            DtmFile::Stored(t) => t.verify_checksum(),
+            DtmFile::Derived(s) => s.verify_checksum(),
+        }
     }
 
-    fn check_intact(&self, file: &Table) -> Result<(), TableError> {
-        file.check_intact()
+    fn check_intact(&self, file: &DtmFile) -> Result<(), TableError> {
+        match file {
+            DtmFile::Stored(t) => t.check_intact(),
+            DtmFile::Derived(s) => s.check_intact(),
+        }
     }
 
-    fn is_current(&self, file: &Table) -> bool {
-        file.is_current()
+    fn is_current(&self, file: &DtmFile) -> bool {
+        match file {
+            DtmFile::Stored(t) => t.is_current(),
+            DtmFile::Derived(s) => s.is_current(),
+        }
+    }
+
+    fn derived(&self, file: &DtmFile) -> bool {
+        matches!(file, DtmFile::Derived(_))
     }
 
     #[inline]
     fn lookup(
         &self,
-        file: &Table,
+        file: &DtmFile,
         rules: &RuleSet,
         index: Option<&SectorIndex>,
         us: Bitboard,
@@ -762,7 +903,10 @@ impl Encoding for Dtm {
             Some(index) => index.index(us, them),
             None => rules.indexer().slot(us, them),
         };
-        file.value(slot).ok_or_else(|| no_value(file.path(), slot))
+        match file {
+            DtmFile::Stored(t) => t.value(slot).ok_or_else(|| no_value(t.path(), slot)),
+            DtmFile::Derived(s) => Err(no_value(s.path(), slot)),
+        }
     }
 
     fn lost(&self) -> Value {
@@ -789,6 +933,43 @@ impl Encoding for Dtm {
     fn sectors(&self, dir: &Path, rules: &RuleSet) -> std::io::Result<Vec<Sector>> {
         Store::new(dir).dtm_sectors(rules)
     }
+}
+
+/// The value of `pos`, a position of a single-sided sector, by one ply of
+/// search: the best of its moves' values for the mover, each the `back` of
+/// `child`'s answer for the position the move leads to; a position without
+/// a legal move has the rule set's [`RuleSet::no_move_value`]. The tables
+/// store exactly this equation's solution, so the answer is the value the
+/// sector's table held.
+///
+/// # Errors
+/// The first error of `child`.
+fn derive_value<A: Answer>(
+    rules: &RuleSet,
+    pos: &Position,
+    mut child: impl FnMut(&Position) -> Result<A, ProbeError>,
+) -> Result<A, ProbeError> {
+    let mut best: Option<A> = None;
+    for mv in pos.legal_moves(rules) {
+        let v = child(&pos.play_unchecked(mv))?.back();
+        if best.is_none_or(|b| A::best_first(&v, &b) == Ordering::Less) {
+            best = Some(v);
+        }
+    }
+    match best {
+        Some(v) => Ok(v),
+        None => A::of_value(rules.no_move_value(pos.us(), pos.them()))
+            .ok_or_else(|| ProbeError::Unsupported("a single-sided sector read for this kind of answer".into())),
+    }
+}
+
+/// The error for a move from a single-sided sector into another one: the
+/// stubs were not chosen together ([`morris_db::derived::choose`]).
+fn derived_twice(sector: Sector) -> ProbeError {
+    ProbeError::Unsupported(format!(
+        "sector {sector} is single-sided (a `.mtd` stub), and so is a sector a move leads to: \
+         put back the table of one of them (stubs are chosen so that no two meet)"
+    ))
 }
 
 /// Options for opening a database.

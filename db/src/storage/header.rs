@@ -75,6 +75,10 @@ pub const ENCODING_WDL_GROUPS: u32 = 6;
 pub const ENCODING_REACH_BITS: u32 = 7;
 /// The grouped WDL coding before uniform runs; no longer read.
 pub const ENCODING_WDL_GROUPS_V1: u32 = 5;
+/// Entry encoding of single-sided stubs (`.mtd`): no values, they are
+/// derived by one ply of search from the tables the sector's moves lead
+/// to ([`crate::derived`]).
+pub const ENCODING_DTM_DERIVED: u32 = 9;
 
 /// What tells one file format from another in the shared header.
 #[derive(Debug)]
@@ -85,8 +89,9 @@ pub struct Format {
     pub version: u32,
     /// The entry encodings the format allows.
     pub encodings: &'static [u32],
-    /// Entry encodings this format once wrote and no longer reads, each
-    /// with what to do about a file in it.
+    /// Entry encodings this format's readers refuse (written once and no
+    /// longer read, or read by another reader), each with what to do about
+    /// a file in it.
     pub retired: &'static [(u32, &'static str)],
     /// How the version is named in errors (`format version`, `WDL format
     /// version`).

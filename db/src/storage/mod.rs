@@ -7,6 +7,7 @@
 
 pub(crate) mod blocks;
 pub mod compressed;
+pub mod derived;
 pub(crate) mod groups;
 pub mod header;
 pub mod mapped;

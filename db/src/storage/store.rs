@@ -27,6 +27,8 @@ use crate::sector::Sector;
 pub const TABLE_EXTENSION: &str = "mtb";
 /// The extension of compressed DTM table files.
 pub const COMPRESSED_EXTENSION: &str = "mtz";
+/// The extension of single-sided stubs ([`crate::derived`]).
+pub const DERIVED_EXTENSION: &str = "mtd";
 /// The extension of WDL files.
 pub const WDL_EXTENSION: &str = "mwdl";
 /// The extension of reachability bitmaps ([`crate::reach`]): beside the
@@ -45,11 +47,14 @@ pub enum FileKind {
     Compressed,
     /// A WDL file ([`crate::wdl`]), `.mwdl`.
     Wdl,
+    /// A single-sided stub ([`crate::derived`]), `.mtd`: the sector's DTM
+    /// values are derived by search, not stored.
+    Derived,
 }
 
 impl FileKind {
     /// Every kind, in the order twins are preferred (`.mtb` before `.mtz`).
-    pub const ALL: [FileKind; 3] = [FileKind::Dtm, FileKind::Compressed, FileKind::Wdl];
+    pub const ALL: [FileKind; 4] = [FileKind::Dtm, FileKind::Compressed, FileKind::Wdl, FileKind::Derived];
 
     /// The file extension, without the dot.
     pub fn extension(self) -> &'static str {
@@ -57,6 +62,7 @@ impl FileKind {
             FileKind::Dtm => TABLE_EXTENSION,
             FileKind::Compressed => COMPRESSED_EXTENSION,
             FileKind::Wdl => WDL_EXTENSION,
+            FileKind::Derived => DERIVED_EXTENSION,
         }
     }
 

@@ -148,7 +148,11 @@ impl OwnFields for DtmFields {
         magic: MAGIC,
         version: FORMAT_VERSION,
         encodings: &[ENCODING_DTM16, ENCODING_DTM8_ZSTD, ENCODING_DTM8_ZSTD_PADLESS],
-        retired: &[],
+        retired: &[(
+            crate::storage::header::ENCODING_DTM_DERIVED,
+            "a single-sided stub (`.mtd`): its values are derived by search when probed \
+             (`morris value`, `query`, `serve`); other commands need the table it replaced",
+        )],
         version_name: "format version",
         version_remedy: "re-solve the table or use a matching release",
         wrong_magic: |_| "not a morris table (magic is not MORRISTB)",
@@ -166,10 +170,13 @@ impl OwnFields for DtmFields {
         Ok(None)
     }
 
-    /// The `.mtb` table, else the `.mtz` one ([`Store::dtm_file`]).
+    /// The `.mtb` table, else the `.mtz` one ([`Store::dtm_file`]), else
+    /// a single-sided stub (`.mtd`, refused when opened, with its reason).
     fn locate(dir: &Path, rules: &RuleSet, sector: Sector) -> (Option<PathBuf>, PathBuf) {
         let store = Store::new(dir);
-        (store.dtm_file(rules, sector), store.table_path(rules, sector))
+        let stub = store.path(rules.name(), sector, crate::store::FileKind::Derived);
+        let found = store.dtm_file(rules, sector).or_else(|| crate::store::may_exist(&stub).then_some(stub));
+        (found, store.table_path(rules, sector))
     }
 
     fn to_bytes(&self) -> [u8; 8] {
