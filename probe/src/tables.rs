@@ -573,6 +573,31 @@ impl<E: Encoding> Tables<E> {
         self.value_from(pos, true)
     }
 
+    /// The value of `pos` found by one ply of search: the best of its
+    /// moves, each valued from the table its move leads to, as a
+    /// single-sided sector ([`morris_db::derived`]) answers, whether or not
+    /// `pos`'s own sector has a table. Where it has one, the two agree on
+    /// every position (the tables hold the solution of this equation):
+    /// `morris compress --single-sided` checks a sample before it removes a
+    /// table.
+    ///
+    /// # Errors
+    /// As [`Tables::value`], for `pos` and each position a move leads to;
+    /// [`ProbeError::Unsupported`] when a move leads into a single-sided
+    /// sector, or a line wins under the rule set.
+    pub fn searched_value(&self, pos: &Position) -> Result<E::Answer, ProbeError> {
+        if self.shared.rules.line_wins() {
+            return Err(ProbeError::Unsupported(
+                "a rule set where a line wins has no single-sided sectors (a line decides a position, not a move)"
+                    .into(),
+            ));
+        }
+        if check_position(&self.shared.rules, pos)? {
+            return self.value(pos);
+        }
+        derive_value(&self.shared.rules, pos, |child| self.value_from(child, false))
+    }
+
     /// [`Tables::value`]; a position of a single-sided sector is searched
     /// one ply when `derive`, and is an error when not (a stub among the
     /// tables a stub's moves lead to).
@@ -963,12 +988,12 @@ fn derive_value<A: Answer>(
     }
 }
 
-/// The error for a move from a single-sided sector into another one: the
-/// stubs were not chosen together ([`morris_db::derived::choose`]).
+/// The error for a move from a single-sided sector into another one,
+/// `sector`: the stubs were not chosen together ([`morris_db::derived::choose`]).
 fn derived_twice(sector: Sector) -> ProbeError {
     ProbeError::Unsupported(format!(
-        "sector {sector} is single-sided (a `.mtd` stub), and so is a sector a move leads to: \
-         put back the table of one of them (stubs are chosen so that no two meet)"
+        "a move from a single-sided sector leads into sector {sector}, single-sided too (a `.mtd` stub): \
+         put back the table of one of them (`morris compress --single-sided` never chooses two that meet)"
     ))
 }
 

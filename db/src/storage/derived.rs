@@ -115,16 +115,20 @@ pub fn write_stub(dir: &Path, rules: &RuleSet, table: &Table) -> Result<PathBuf,
     Ok(path)
 }
 
-/// Which of `sectors` (each with its table's size in bytes) to derive:
-/// the largest first, each where it is not among the sectors its own
-/// moves lead to ([`RuleSet::successor_sectors`]), none of those is
-/// derived, and it is not among those of a derived sector. Deterministic:
-/// ties go to the sector listed first. Empty for rule sets where a line
+/// Which of `sectors` (each with its table's size in bytes; the tables
+/// of a database) to derive: the largest first, each where it is not
+/// among the sectors its own moves lead to
+/// ([`RuleSet::successor_sectors`]), each of those is in `sectors` or
+/// holds no position, none of those is derived, and it is not among those
+/// of a derived sector. Deterministic: ties go to the sector listed first
+/// (a resumed run lists the sectors already derived first, with size
+/// `u64::MAX`, so it chooses them again). Empty for rule sets where a line
 /// wins (their positions are decided by more than one ply of moves).
 pub fn choose(rules: &RuleSet, sectors: &[(Sector, u64)]) -> Vec<Sector> {
     if rules.line_wins() {
         return Vec::new();
     }
+    let present = |s: &Sector| sectors.iter().any(|(t, _)| t == s) || rules.indexer().sector(*s).is_empty();
     let mut order: Vec<usize> = (0..sectors.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(sectors[i].1));
     let mut derived: Vec<Sector> = Vec::new();
@@ -132,7 +136,11 @@ pub fn choose(rules: &RuleSet, sectors: &[(Sector, u64)]) -> Vec<Sector> {
         let s = sectors[i].0;
         let successors = rules.successor_sectors(s);
         let needed_by_derived = derived.iter().any(|&d| rules.successor_sectors(d).contains(&s));
-        if successors.contains(&s) || successors.iter().any(|c| derived.contains(c)) || needed_by_derived {
+        if successors.contains(&s)
+            || !successors.iter().all(present)
+            || successors.iter().any(|c| derived.contains(c))
+            || needed_by_derived
+        {
             continue;
         }
         derived.push(s);

@@ -4,6 +4,11 @@
 //! file gets its name, and with `--remove-originals` then deletes the
 //! `.mtb` file ([`morris_db::compressed::compress_sector`], which `morris solve --compress` uses
 //! too). Every command that reads tables reads either form.
+//!
+//! With `--single-sided` it instead replaces the tables of the sectors
+//! [`morris_db::derived::choose`] picks by stubs (`.mtd`) whose values the
+//! probe derives by one ply of search, after checking a sample of each
+//! table's positions against that search.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -13,7 +18,8 @@ use anyhow::Context;
 use clap::builder::TypedValueParser;
 use clap::Args;
 use morris_db::compressed::{compress_sector_with, CompressOptions, DEFAULT_BLOCK_SLOTS, DEFAULT_LEVEL};
-use morris_db::{FileKind, Store};
+use morris_db::{derived, FileKind, RuleSet, Store, Table};
+use morris_probe::{sample, Database};
 
 use crate::args::{DbArg, RulesArg};
 
@@ -40,6 +46,20 @@ pub struct CompressArgs {
     /// every slot of it checked against the original.
     #[arg(long)]
     remove_originals: bool,
+    /// Single-sided tables, as Syzygy's DTZ: replace the tables of as many
+    /// bytes of sectors as can be by stubs (`.mtd`, 136 bytes each), whose
+    /// positions `value`, `query` and `serve` value by one ply of search
+    /// into the tables kept. A sector is replaced only where no sector its
+    /// moves lead to is, and each table is checked on a sample of its
+    /// positions first. `verify`, `stats` and `export-wdl` need the tables:
+    /// run them before.
+    #[arg(long, conflicts_with_all = ["level", "block_slots", "remove_originals"])]
+    single_sided: bool,
+    /// With `--single-sided`: positions of each replaced table, drawn at
+    /// random (seeded), whose stored value is compared with the search's
+    /// before the table is removed.
+    #[arg(long, default_value_t = 1000, requires = "single_sided", value_parser = crate::args::number::<usize>(1..=100_000_000))]
+    check_positions: usize,
 }
 
 /// Runs `morris compress`.
@@ -47,6 +67,9 @@ pub fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
     let mut out = crate::ui::output::stdout();
     let rules = args.rules.rule_set_in(&args.db.db, crate::args::DirUse::Reads)?;
     let dir = &args.db.db;
+    if args.single_sided {
+        return single_sided(&mut out, &rules, dir, args.check_positions);
+    }
     let store = Store::new(dir);
     let sectors = store
         .sectors(&rules, &[FileKind::Dtm])
@@ -81,6 +104,108 @@ pub fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
         start.elapsed().as_secs_f64(),
         100.0 * after as f64 / before.max(1) as f64,
         after as f64 / positions.max(1) as f64,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `morris compress --single-sided`: chooses the sectors to derive
+/// ([`derived::choose`], the sizes of their table files as weights, stubs
+/// already written first), and for each one that still has a table checks
+/// `check` sampled positions of it against one ply of search
+/// ([`morris_probe::Tables::searched_value`]), writes its stub and removes
+/// its table files. A kill leaves every sector with a table or a stub (the
+/// stub is written before the table is removed); a second run finishes.
+fn single_sided(
+    out: &mut impl Write,
+    rules: &RuleSet,
+    dir: &std::path::Path,
+    check: usize,
+) -> anyhow::Result<ExitCode> {
+    let store = Store::new(dir);
+    let unreadable = || format!("cannot read database directory {}", dir.display());
+    let stored = store.dtm_sectors(rules).with_context(unreadable)?;
+    let stubs = store.sectors(rules, &[FileKind::Derived]).with_context(unreadable)?;
+    if stored.is_empty() {
+        anyhow::bail!("{} holds no table of rule set `{}`", dir.display(), rules.name());
+    }
+    if rules.line_wins() {
+        anyhow::bail!(
+            "rule set `{}`: a line wins, so a position is not decided by one ply of moves; no table can be single-sided",
+            rules.name()
+        );
+    }
+    let mut weighted: Vec<(morris_db::Sector, u64)> = stubs.iter().map(|&s| (s, u64::MAX)).collect();
+    for &sector in &stored {
+        if stubs.contains(&sector) {
+            continue;
+        }
+        let path = store.dtm_file(rules, sector).with_context(unreadable)?;
+        let bytes = std::fs::metadata(&path).with_context(|| format!("cannot read {}", path.display()))?.len();
+        weighted.push((sector, bytes));
+    }
+    let chosen = derived::choose(rules, &weighted);
+    let total: u64 = weighted.iter().filter(|w| w.1 != u64::MAX).map(|w| w.1).sum();
+    let db = Database::open(dir, rules.clone())?;
+    let start = Instant::now();
+    let (mut removed, mut checked) = (0u64, 0u64);
+    writeln!(out, "{:<9} {:>14} {:>14} {:>9}", "sector", "positions", "table bytes", "checked")?;
+    for (i, &sector) in chosen.iter().enumerate() {
+        let files: Vec<_> = [FileKind::Dtm, FileKind::Compressed]
+            .into_iter()
+            .map(|k| store.path(rules.name(), sector, k))
+            .filter(|p| p.exists())
+            .collect();
+        let Some(first) = files.first() else { continue };
+        let table = Table::open_guarded(dir, rules, sector, rules.indexer().sector(sector).len())?;
+        table.verify_checksum()?;
+        // Distinct seeds per sector, the same on every run.
+        let drawn = sample(&db, sector, check, 0x5eed ^ i as u64)?;
+        for s in &drawn {
+            let searched = db.searched_value(&s.position)?;
+            if searched != s.value {
+                anyhow::bail!(
+                    "sector {sector}: position {} holds {} in {} but one ply of search gives {}; \
+                     the tables disagree (run `morris verify`), nothing of this sector was removed",
+                    s.position.to_fen(rules).unwrap_or_else(|_| format!("{:?}", s.position)),
+                    s.value,
+                    first.display(),
+                    searched
+                );
+            }
+        }
+        derived::write_stub(dir, rules, &table)?;
+        drop(table);
+        let mut bytes = 0;
+        for path in &files {
+            bytes += std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+            std::fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+        removed += bytes;
+        checked += drawn.len() as u64;
+        writeln!(
+            out,
+            "{:<9} {:>14} {:>14} {:>9}",
+            sector.to_string(),
+            db.table(sector)?.header().canonical_positions,
+            bytes,
+            drawn.len()
+        )?;
+    }
+    let kept: u64 = store
+        .dtm_sectors(rules)
+        .with_context(unreadable)?
+        .iter()
+        .filter_map(|&s| store.dtm_file(rules, s))
+        .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+        .sum();
+    writeln!(
+        out,
+        "single-sided: {} of {} sectors derived by search; {removed} bytes of tables removed now, {kept} bytes kept \
+         ({:.1}% of the {total} bytes before); {checked} sampled positions checked in {:.1} s",
+        chosen.len(),
+        weighted.len(),
+        100.0 * kept as f64 / total.max(1) as f64,
+        start.elapsed().as_secs_f64(),
     )?;
     Ok(ExitCode::SUCCESS)
 }
