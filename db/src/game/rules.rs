@@ -724,13 +724,16 @@ impl RuleSet {
     /// there still has 3 stones (a move that leaves it fewer has ended the
     /// game: no table holds it): a placement (when the side to move has a
     /// stone in hand) or a move on the board (when it has none, or under
-    /// the Lasker rule), removing 0 to 3 of the opponent's stones, within
-    /// the board. Each once, in that order; some may hold no position.
+    /// the Lasker rule), removing 0 or 1 of the opponent's stones (up to 3
+    /// under [`RuleSet::remove_per_mill`]: a move closes at most the lines
+    /// through one point), within the board. Each once, in that order; some
+    /// may hold no position.
     pub fn successor_sectors(&self, sector: crate::Sector) -> Vec<crate::Sector> {
         let mut out = Vec::new();
         let placements = [(sector.wh > 0).then_some(1u8), (sector.wh == 0 || self.lasker).then_some(0u8)];
+        let most = if self.remove_per_mill { 3 } else { 1 };
         for placed in placements.into_iter().flatten() {
-            for removed in 0..=3u8 {
+            for removed in 0..=most {
                 let Some(w) = sector.b.checked_sub(removed) else { continue };
                 let child = crate::Sector { w, b: sector.w + placed, wh: sector.bh, bh: sector.wh - placed };
                 let fits = usize::from(child.w) + usize::from(child.b) <= self.board.len();

@@ -458,6 +458,30 @@ pub fn compress_sector_with(
     Ok(SectorCompression { report, original_bytes, removed: remove_original })
 }
 
+/// Writes `sector`'s `.mtz` table of `rules` in `dir` again as `options`
+/// say (another block size or zstd level), in place: the new file is
+/// written under a temporary name and every slot read back against the
+/// old one ([`compress_table`]) before it takes the old one's name, so a
+/// kill leaves the old file or the new, both whole. `original_bytes` is
+/// the old file's size; `removed` is false.
+///
+/// # Errors
+/// [`TableError::Missing`] when there is no `.mtz` file, the errors of
+/// [`Table::open`] and [`Table::verify_checksum`] for it, and those of
+/// [`compress_table`].
+pub fn recompress_sector(
+    dir: &Path,
+    rules: &RuleSet,
+    sector: Sector,
+    options: CompressOptions,
+) -> Result<SectorCompression, TableError> {
+    let path = Store::new(dir).path(rules.name(), sector, FileKind::Compressed);
+    let source = open_verified(&path, rules, sector)?;
+    let original_bytes = std::fs::metadata(&path).map_err(|error| TableError::Io { path: path.clone(), error })?.len();
+    let report = compress_table(&source, &path, rules.board_kind(), options)?;
+    Ok(SectorCompression { report, original_bytes, removed: false })
+}
+
 /// Opens one form of `sector`'s table at `path` (the `.mtb` or the `.mtz`
 /// file, whichever `path` names) and checks its header against the rule
 /// set and sector and its payload against the header's checksum.

@@ -74,10 +74,12 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// Sliding sectors of `rules` with a file in `dir` (DTM tables, or WDL files
-/// with `wdl`), by file name.
+/// Sliding sectors of `rules` with a file in `dir` (DTM tables or stubs, or
+/// WDL files with `wdl`), by file name.
 fn sectors_in(dir: &Path, rules: &RuleSet, wdl: bool) -> anyhow::Result<Vec<Sector>> {
-    let kinds: &[FileKind] = if wdl { &[FileKind::Wdl] } else { &[FileKind::Dtm, FileKind::Compressed] };
+    // Single-sided sectors (stubs) too: their probes search one ply.
+    let kinds: &[FileKind] =
+        if wdl { &[FileKind::Wdl] } else { &[FileKind::Dtm, FileKind::Compressed, FileKind::Derived] };
     let mut v: Vec<Sector> = Store::new(dir)
         .sectors(rules, kinds)
         .with_context(|| format!("cannot read {}", dir.display()))?

@@ -17,17 +17,21 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::builder::TypedValueParser;
 use clap::Args;
-use morris_db::compressed::{compress_sector_with, CompressOptions, DEFAULT_BLOCK_SLOTS, DEFAULT_LEVEL};
+use morris_db::compressed::{
+    compress_sector_with, recompress_sector, CompressOptions, DEFAULT_BLOCK_SLOTS, DEFAULT_LEVEL,
+};
 use morris_db::{derived, FileKind, RuleSet, Store, Table};
 use morris_probe::{sample, Database};
 
 use crate::args::{DbArg, RulesArg};
 
-/// Write the compressed form (.mtz) of a database's tables.
+/// Shrink a database: compressed tables (.mtz), or single-sided ones.
 ///
 /// Write the compressed form (`.mtz`: exact DTM, about a fifth of the
 /// size) of a database's tables, check every slot against the original,
 /// and optionally delete the originals. Every command reads both forms.
+/// With `--single-sided`, replace the tables of about half the sectors by
+/// stubs whose positions the probe values by one ply of search.
 #[derive(Args)]
 pub struct CompressArgs {
     #[command(flatten)]
@@ -53,8 +57,14 @@ pub struct CompressArgs {
     /// moves lead to is, and each table is checked on a sample of its
     /// positions first. `verify`, `stats` and `export-wdl` need the tables:
     /// run them before.
-    #[arg(long, conflicts_with_all = ["level", "block_slots", "remove_originals"])]
+    #[arg(long, conflicts_with_all = ["level", "block_slots", "remove_originals", "recompress"])]
     single_sided: bool,
+    /// Write the `.mtz` tables that have no `.mtb` twin again, at
+    /// `--level` and `--block-slots` (each checked slot by slot against the
+    /// old one before it takes its place), instead of compressing `.mtb`
+    /// tables.
+    #[arg(long, conflicts_with = "remove_originals")]
+    recompress: bool,
     /// With `--single-sided`: positions of each replaced table, drawn at
     /// random (seeded), whose stored value is compared with the search's
     /// before the table is removed.
@@ -71,18 +81,28 @@ pub fn run(args: CompressArgs) -> anyhow::Result<ExitCode> {
         return single_sided(&mut out, &rules, dir, args.check_positions);
     }
     let store = Store::new(dir);
-    let sectors = store
-        .sectors(&rules, &[FileKind::Dtm])
-        .with_context(|| format!("cannot read database directory {}", dir.display()))?;
+    let kind = if args.recompress { FileKind::Compressed } else { FileKind::Dtm };
+    let mut sectors =
+        store.sectors(&rules, &[kind]).with_context(|| format!("cannot read database directory {}", dir.display()))?;
+    if args.recompress {
+        // A `.mtz` with a `.mtb` twin is made again from the `.mtb` (without --recompress).
+        sectors.retain(|&s| !store.path(rules.name(), s, FileKind::Dtm).exists());
+    }
     if sectors.is_empty() {
-        anyhow::bail!("{} holds no uncompressed table of rule set `{}`", dir.display(), rules.name());
+        let what = if args.recompress { "compressed table without a .mtb twin" } else { "uncompressed table" };
+        anyhow::bail!("{} holds no {what} of rule set `{}`", dir.display(), rules.name());
     }
     let start = Instant::now();
     let (mut positions, mut before, mut after) = (0u64, 0u64, 0u64);
-    writeln!(out, "{:<9} {:>14} {:>14} {:>14} {:>10}", "sector", "positions", ".mtb bytes", ".mtz bytes", "bytes/pos")?;
+    let before_name = if args.recompress { "old .mtz bytes" } else { ".mtb bytes" };
+    writeln!(out, "{:<9} {:>14} {:>14} {:>14} {:>10}", "sector", "positions", before_name, ".mtz bytes", "bytes/pos")?;
     for sector in sectors {
         let options = CompressOptions { level: args.level, block_slots: args.block_slots };
-        let done = compress_sector_with(dir, &rules, sector, options, args.remove_originals)?;
+        let done = if args.recompress {
+            recompress_sector(dir, &rules, sector, options)?
+        } else {
+            compress_sector_with(dir, &rules, sector, options, args.remove_originals)?
+        };
         let (report, original) = (done.report, done.original_bytes);
         let count = report.header.canonical_positions;
         positions += count;
@@ -144,6 +164,14 @@ fn single_sided(
         weighted.push((sector, bytes));
     }
     let chosen = derived::choose(rules, &weighted);
+    let stray: Vec<String> = stubs.iter().filter(|s| !chosen.contains(s)).map(|s| s.to_string()).collect();
+    if !stray.is_empty() {
+        anyhow::bail!(
+            "the stubs of sectors {} meet other stubs (a move leads from one into another, or into a sector with no \
+             table): put back their tables (solve them again) and run this again",
+            stray.join(", ")
+        );
+    }
     let total: u64 = weighted.iter().filter(|w| w.1 != u64::MAX).map(|w| w.1).sum();
     let db = Database::open(dir, rules.clone())?;
     let start = Instant::now();
@@ -161,7 +189,10 @@ fn single_sided(
         // Distinct seeds per sector, the same on every run.
         let drawn = sample(&db, sector, check, 0x5eed ^ i as u64)?;
         for s in &drawn {
-            let searched = db.searched_value(&s.position)?;
+            let searched = db.searched_value(&s.position).with_context(|| {
+                let fen = s.position.to_fen(rules).unwrap_or_else(|_| format!("{:?}", s.position));
+                format!("sector {sector}: cannot search position {fen} one ply")
+            })?;
             if searched != s.value {
                 anyhow::bail!(
                     "sector {sector}: position {} holds {} in {} but one ply of search gives {}; \

@@ -402,4 +402,26 @@ fn single_sided_stubs_that_meet_are_refused_with_their_reason() {
         }
     }
     assert!(refused > 0, "no position of {stub} moves into {child}");
+    // And a second `compress --single-sided` refuses to go on from there.
+    let out = run(&["compress", "--rules", "six", "--single-sided"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("meet other stubs"), "{err}");
+}
+
+#[test]
+fn recompress_rewrites_mtz_tables_with_the_same_values() {
+    let (clean_dir, _) = clean();
+    let dir = crate::common::copy_of(clean_dir.path());
+    ok(&["compress", "--rules", "six", "--remove-originals"], dir.path());
+    let before: u64 = names(dir.path()).iter().map(|n| fs::metadata(dir.path().join(n)).unwrap().len()).sum();
+    let out = ok(&["compress", "--rules", "six", "--recompress", "--level", "9", "--block-slots", "65536"], dir.path());
+    assert!(out.contains("old .mtz bytes"), "{out}");
+    let after: u64 = names(dir.path()).iter().map(|n| fs::metadata(dir.path().join(n)).unwrap().len()).sum();
+    assert!(after < before, "{after} bytes after, {before} before");
+    check_against_clean(dir.path(), true);
+    // Byte for byte what compressing the originals at those settings gives.
+    let direct = crate::common::copy_of(clean_dir.path());
+    let args = ["compress", "--rules", "six", "--remove-originals", "--level", "9", "--block-slots", "65536"];
+    ok(&args, direct.path());
+    assert_eq!(crate::common::files(dir.path()), crate::common::files(direct.path()));
 }
