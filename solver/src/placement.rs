@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use morris_db::mapped::{prefetch, HugeCells};
-use morris_db::moves::for_each_move;
+use morris_db::moves::{for_each_move, mill_removes, removable};
 use morris_db::store::sector_order;
 use morris_db::value::{Value, PADDING_ENTRY};
 use morris_db::{Bitboard, Point, Points, RuleSet, Sector, SectorIndex, Table};
@@ -219,6 +219,117 @@ fn position_value(
     Some(value.to_entry())
 }
 
+/// How one child entry ranks for the side to move of its parent, higher
+/// better: a loss for the child's side to move (odd entry, `Loss(e - 1)`),
+/// the shortest first, above a draw (entry 0), above a win for it (even
+/// entry), the longest first. Branch-free, so that the best child is a
+/// running maximum ([`entry_of_best`] turns it back into an entry).
+#[inline(always)]
+fn child_rank(entry: u16) -> u32 {
+    let e = entry as u32;
+    let win = if e == 0 { 0x1_0000 } else { e };
+    if e & 1 == 1 {
+        0x3_0000 - e
+    } else {
+        win
+    }
+}
+
+/// The parent's table entry for the best child rank of [`child_rank`]: a
+/// child's `Loss(n)` (entry `n + 1`) makes `Win(n + 1)` (entry `n + 2`), a
+/// child's `Win(n)` makes `Loss(n + 1)`, a draw a draw ([`Value::back`] on
+/// entries).
+#[inline(always)]
+fn entry_of_best(best: u32) -> u16 {
+    if best >= 0x2_0000 {
+        (0x3_0000 - best + 1) as u16
+    } else if best == 0x1_0000 {
+        0
+    } else {
+        (best + 1) as u16
+    }
+}
+
+/// What [`placement_entry`] needs of the opponent's stones `them`, which are
+/// the same for every position of one orbit block of the walk by `them`.
+struct Opponent {
+    them: Bitboard,
+    /// A mill closed against `them` removes a stone ([`mill_removes`]).
+    removes: bool,
+    /// The stones a mill may remove ([`removable`]).
+    removable: Bitboard,
+    /// The entry of every child of a quiet placement when the opponent has
+    /// fewer than 3 stones on the board and in hand
+    /// ([`RuleSet::decided_value`]); `None` when it has 3 or more.
+    quiet_decided: Option<u16>,
+    /// The same for the children of a capture, one stone fewer.
+    capture_decided: Option<u16>,
+}
+
+/// [`position_value`] for the rule sets of [`fast_placement`]: the same
+/// entry, from the same children, found without generating moves one by
+/// one. The points where a placement closes a mill come from the mills
+/// with two of `us`'s stones and an empty third point; every other empty
+/// point is a quiet placement, read through `quiet(point)`, and each
+/// closing point with each removable stone `r` a capture, read through
+/// `capture(r, us after the placement)`. `None` when a child's table holds
+/// no value there (a padding slot or one past its end).
+#[inline(always)]
+fn placement_entry(
+    rules: &RuleSet,
+    opponent: &Opponent,
+    us: Bitboard,
+    quiet: impl Fn(Point) -> Option<u16>,
+    capture: impl Fn(Point, Bitboard) -> Option<u16>,
+) -> Option<u16> {
+    let board = rules.board();
+    let empty = board.all() & !us & !opponent.them;
+    let closing = if opponent.removes { board.completing_points(us, empty) } else { 0 };
+    let mut best = 0u32;
+    let mut padding = false;
+    let mut any = false;
+    if let (Some(e), true) = (opponent.quiet_decided, empty & !closing != 0) {
+        best = child_rank(e);
+        any = true;
+    } else {
+        for p in Points(empty & !closing) {
+            let e = quiet(p)?;
+            padding |= e == PADDING_ENTRY;
+            best = best.max(child_rank(e));
+            any = true;
+        }
+    }
+    if closing != 0 && opponent.removable != 0 {
+        any = true;
+        if let Some(e) = opponent.capture_decided {
+            best = best.max(child_rank(e));
+        } else {
+            for p in Points(closing) {
+                let after = us | 1 << p;
+                for r in Points(opponent.removable) {
+                    let e = capture(r, after)?;
+                    padding |= e == PADDING_ENTRY;
+                    best = best.max(child_rank(e));
+                }
+            }
+        }
+    }
+    if padding {
+        return None;
+    }
+    if !any {
+        return Some(rules.no_move_value(us, opponent.them).to_entry());
+    }
+    Some(entry_of_best(best))
+}
+
+/// Whether a rule set's placement sectors take [`placement_entry`]: every
+/// placement is one stone placed and at most one removed, and a line does
+/// not end the game. Else [`position_value`], which generates the moves.
+fn fast_placement(rules: &RuleSet) -> bool {
+    !rules.line_wins() && !rules.remove_per_mill() && !rules.lasker()
+}
+
 /// Solves one placement sector `w-b-wh-bh` from its children's tables.
 ///
 /// Positions are visited by the orbit of the opponent's stones (`them`,
@@ -241,6 +352,7 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
     let quiet_child = children.iter().find(|c| c.sector == quiet_sector);
     let capture_sector = Sector { w: sector.b.saturating_sub(1), ..quiet_sector };
     let capture_child = children.iter().find(|c| c.sector == capture_sector && sector.b > 0);
+    let fast_placement = fast_placement(rules);
     // Pass 1, by the orbit of `them`: values in the mirrored index's slot
     // order, so every write is sequential.
     let mirror_block = by_them.opponent_sets().max(1) as usize;
@@ -274,11 +386,44 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
                     removed[r as usize] = c.index.orbit_table().orbit_of(rep & !(1 << r));
                 }
             }
-            let capture = |r: Point, after: Bitboard| {
+            let capture_entry = |r: Point, after: Bitboard| {
                 let c = capture_child?;
                 let (o, g) = removed[r as usize];
-                c.table.value(c.index.index_with_orbit(o, g, after))
+                c.table.entry(c.index.index_with_orbit(o, g, after))
             };
+            if fast_placement {
+                // The opponent keeps `b + bh` stones after a quiet placement,
+                // one fewer after a capture.
+                let decided = |left: u8| (left < 3).then(|| rules.decided_value().to_entry());
+                let opponent = Opponent {
+                    them: rep,
+                    removes: mill_removes(rules, rep),
+                    removable: removable(rules, rep),
+                    quiet_decided: decided(sector.b + sector.bh),
+                    capture_decided: decided((sector.b + sector.bh).saturating_sub(1)),
+                };
+                let capture = capture_entry;
+                by_them.for_each_in_orbit(orbit, |slot, _, us| {
+                    let entry = match (quiet_child, &fast) {
+                        (Some(c), Some(f)) => {
+                            let extensions = f.extensions(us);
+                            placement_entry(rules, &opponent, us, |p| c.table.entry(extensions.slot(p)), capture)
+                        }
+                        (Some(c), None) => {
+                            let (o, g) = block.unwrap_or_default();
+                            let quiet = |p: Point| c.table.entry(c.index.index_with_orbit(o, g, us | 1 << p));
+                            placement_entry(rules, &opponent, us, quiet, capture)
+                        }
+                        (None, _) => placement_entry(rules, &opponent, us, |_| None, capture),
+                    };
+                    match entry {
+                        Some(e) => chunk[(slot - base) as usize] = e,
+                        None => faults += 1,
+                    }
+                });
+                return faults;
+            }
+            let capture = |r: Point, after: Bitboard| capture_entry(r, after).and_then(Value::from_entry);
             by_them.for_each_in_orbit(orbit, |slot, them, us| {
                 let extensions = fast.as_ref().map(|f| f.extensions(us));
                 let quiet = |after: Bitboard| {
@@ -357,6 +502,26 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
 mod tests {
     use super::*;
     use morris_db::Overrides;
+
+    /// The ranks of child entries order them as [`Value::best_first`] orders
+    /// the parent's values through [`Value::back`], and the best rank gives
+    /// back the parent's entry: every entry alone, and every pair among a
+    /// spread of short and long distances, draws included.
+    #[test]
+    fn child_ranks_pick_the_best_move_as_values_do() {
+        let parent = |e: u16| Value::from_entry(e).unwrap().back();
+        for e in 0..=morris_db::value::MAX_DTM + 1 {
+            assert_eq!(entry_of_best(child_rank(e)), parent(e).to_entry(), "entry {e}");
+        }
+        let spread: Vec<u16> = (0..=40).chain([254, 255, 256, 257, 4000, 65533, 65534]).collect();
+        for &a in &spread {
+            for &b in &spread {
+                let by_values = Value::best_first(&parent(a), &parent(b));
+                // Best first: the higher rank.
+                assert_eq!(child_rank(b).cmp(&child_rank(a)), by_values, "entries {a} and {b}");
+            }
+        }
+    }
 
     /// Every move leaving a Lasker pair (a placement, a capture) lands in a
     /// sliding sector or in a pair listed before; every sector with stones
