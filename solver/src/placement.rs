@@ -13,6 +13,7 @@ use std::path::Path;
 use morris_db::mapped::{prefetch, HugeCells};
 use morris_db::moves::{for_each_move, mill_removes, removable};
 use morris_db::store::sector_order;
+use morris_db::table::Entries;
 use morris_db::value::{Value, PADDING_ENTRY};
 use morris_db::{Bitboard, Point, Points, RuleSet, Sector, SectorIndex, Table};
 use rayon::prelude::*;
@@ -323,6 +324,16 @@ fn placement_entry(
     Some(entry_of_best(best))
 }
 
+/// The entry of `slot` in a child's table, through `view` (the table's
+/// [`Table::entries_view`]) when it is not compressed.
+#[inline(always)]
+fn entry(table: &Table, view: Option<Entries>, slot: u64) -> Option<u16> {
+    match view {
+        Some(v) => v.get(slot),
+        None => table.entry(slot),
+    }
+}
+
 /// Whether a rule set's placement sectors take [`placement_entry`]: every
 /// placement is one stone placed and at most one removed, and a line does
 /// not end the game. Else [`position_value`], which generates the moves.
@@ -386,10 +397,11 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
                     removed[r as usize] = c.index.orbit_table().orbit_of(rep & !(1 << r));
                 }
             }
+            let capture_view = capture_child.and_then(|c| c.table.entries_view());
             let capture_entry = |r: Point, after: Bitboard| {
                 let c = capture_child?;
                 let (o, g) = removed[r as usize];
-                c.table.entry(c.index.index_with_orbit(o, g, after))
+                entry(&c.table, capture_view, c.index.index_with_orbit(o, g, after))
             };
             if fast_placement {
                 // The opponent keeps `b + bh` stones after a quiet placement,
@@ -403,15 +415,18 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
                     capture_decided: decided((sector.b + sector.bh).saturating_sub(1)),
                 };
                 let capture = capture_entry;
+                let quiet_view = quiet_child.and_then(|c| c.table.entries_view());
                 by_them.for_each_in_orbit(orbit, |slot, _, us| {
                     let entry = match (quiet_child, &fast) {
                         (Some(c), Some(f)) => {
                             let extensions = f.extensions(us);
-                            placement_entry(rules, &opponent, us, |p| c.table.entry(extensions.slot(p)), capture)
+                            let quiet = |p: Point| entry(&c.table, quiet_view, extensions.slot(p));
+                            placement_entry(rules, &opponent, us, quiet, capture)
                         }
                         (Some(c), None) => {
                             let (o, g) = block.unwrap_or_default();
-                            let quiet = |p: Point| c.table.entry(c.index.index_with_orbit(o, g, us | 1 << p));
+                            let quiet =
+                                |p: Point| entry(&c.table, quiet_view, c.index.index_with_orbit(o, g, us | 1 << p));
                             placement_entry(rules, &opponent, us, quiet, capture)
                         }
                         (None, _) => placement_entry(rules, &opponent, us, |_| None, capture),

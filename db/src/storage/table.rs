@@ -303,6 +303,21 @@ pub(crate) fn write_checked(
 /// entries read below.
 pub type Table = MappedFile<DtmFields>;
 
+/// The entries of an uncompressed table ([`Table::entries_view`]): its
+/// payload, two bytes a slot, little-endian.
+#[derive(Debug, Clone, Copy)]
+pub struct Entries<'a>(&'a [u8]);
+
+impl Entries<'_> {
+    /// The raw entry of `slot`; `None` past the end.
+    #[inline(always)]
+    pub fn get(self, slot: u64) -> Option<u16> {
+        let o = usize::try_from(slot).ok()?.checked_mul(2)?;
+        let b = self.0.get(o..o.checked_add(2)?)?;
+        Some(u16::from_le_bytes([b[0], b[1]]))
+    }
+}
+
 impl Table {
     /// Whether the table is stored compressed ([`crate::compressed`]).
     pub fn is_compressed(&self) -> bool {
@@ -319,6 +334,14 @@ impl Table {
         let o = usize::try_from(slot).ok()?.checked_mul(2)?.checked_add(HEADER_SIZE)?;
         let b = self.bytes().get(o..o.checked_add(2)?)?;
         Some(u16::from_le_bytes([b[0], b[1]]))
+    }
+
+    /// The entries of an uncompressed table, for readers that look up
+    /// many slots in a hot loop ([`Entries::get`] is [`Table::entry`]
+    /// without the check for compression); `None` for a compressed table.
+    #[inline]
+    pub fn entries_view(&self) -> Option<Entries<'_>> {
+        self.layout().is_none().then(|| Entries(&self.bytes()[HEADER_SIZE..]))
     }
 
     /// Hints the processor to fetch `slot`'s entry ahead of a
