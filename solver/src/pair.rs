@@ -45,9 +45,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 use std::time::Instant;
 
-use morris_db::moves::{for_each_move, mill_removes, sliding_unmoves};
+use morris_db::moves::{for_each_move, mill_removes, removable, sliding_unmoves};
+use morris_db::rules::Removal;
 use morris_db::value::{Value, PADDING_ENTRY};
-use morris_db::{Bitboard, Located, Move, RuleSet, Sector, SectorIndex, Table};
+use morris_db::{Bitboard, Located, Move, Points, RuleSet, Sector, SectorIndex, Table};
 use rayon::prelude::*;
 
 use crate::{PairTiming, SolveError};
@@ -378,10 +379,13 @@ impl Pair<'_> {
         // Sliding sectors get their own copy of the hot loop, compiled
         // without placements.
         let placing = me.sector.wh > 0;
+        let fast = !placing && fast_sliding(self.rules);
         me.index.for_each_in_orbit(orbit, |slot, us, them| {
             if me.values[slot as usize].load(Relaxed) == 0 {
                 if placing {
                     self.initialise::<true>(side, slot, us, them, s);
+                } else if fast {
+                    self.initialise_sliding(side, slot, us, them, s);
                 } else {
                     self.initialise::<false>(side, slot, us, them, s);
                 }
@@ -460,21 +464,38 @@ impl Pair<'_> {
                 leaving.read(table, q, &self.fault);
             }
         }
-        if !any {
-            // Blocked: decided (lost; won under misère), unless a full board
-            // is a draw under the rule set.
-            me.values[slot as usize].store(UNKNOWN, Relaxed);
-            if let Some(ply) = self.rules.no_move_value(us, them).plies() {
-                s.claims.push(ply, Self::item(side, slot));
-            }
-            return;
-        }
         let counter = if dedupe {
             s.slots.sort_unstable();
             s.slots.dedup();
             s.slots.len()
         } else {
             quiet
+        };
+        self.initialised(side, slot, us, them, any.then_some((counter, leaving)), s);
+    }
+
+    /// The end of phase 1 for one position: a blocked one (`moves` is
+    /// `None`) is decided at once; any other waits for `counter` children
+    /// in the pair, with what its leaving children gave so far in
+    /// `leaving` and its capture children's slots asked for in
+    /// `s.captured`.
+    fn initialised(
+        &self,
+        side: usize,
+        slot: u64,
+        us: Bitboard,
+        them: Bitboard,
+        moves: Option<(usize, Leaving)>,
+        s: &mut Scratch,
+    ) {
+        let Some((counter, leaving)) = moves else {
+            // Blocked: decided (lost; won under misère), unless a full board
+            // is a draw under the rule set.
+            self.sides[side].values[slot as usize].store(UNKNOWN, Relaxed);
+            if let Some(ply) = self.rules.no_move_value(us, them).plies() {
+                s.claims.push(ply, Self::item(side, slot));
+            }
+            return;
         };
         // The captures' entries were only asked for: this position is
         // settled after the next one's moves (or at the end of the orbit),
@@ -484,6 +505,81 @@ impl Pair<'_> {
         if let Some(p) = earlier {
             self.settle(p, &s.captured, &mut s.claims);
         }
+    }
+
+    /// [`Pair::initialise`] for a sliding position under the rule sets of
+    /// [`fast_sliding`], when its children need no de-duplicating: the same
+    /// counter, claims and capture look-ups, with the quiet moves counted
+    /// by bit operations per empty point ([`Board::closing_movers`] tells
+    /// the captures apart) and only the captures enumerated.
+    ///
+    /// A quiet move from `s` to `t` leads to a child already marked
+    /// `Win(1)` in phase 1a, left out of the counter, when a point where
+    /// the opponent completes a mill ([`mill_targets`]) is empty after it:
+    /// one of those empty now other than `t`, or `s` itself.
+    ///
+    /// [`Board::closing_movers`]: morris_db::Board::closing_movers
+    fn initialise_sliding(&self, side: usize, slot: u64, us: Bitboard, them: Bitboard, s: &mut Scratch) {
+        let other = &self.sides[self.other(side)];
+        if other.index.locate(them).symmetric() {
+            return self.initialise::<false>(side, slot, us, them, s);
+        }
+        let me = &self.sides[side];
+        let rules = self.rules;
+        let board = rules.board();
+        let empty = board.all() & !us & !them;
+        let threats = if other.mill_wins { mill_targets(rules, them, other.sector.wh) } else { 0 };
+        let open_threats = threats & empty;
+        // The points a counted quiet move may go to: any while no threat
+        // point is empty, only that one while one is, none while more are.
+        let counted_targets = match open_threats.count_ones() {
+            0 => Bitboard::MAX,
+            1 => open_threats,
+            _ => 0,
+        };
+        let removes = mill_removes(rules, them);
+        let flying = rules.flies(us.count_ones());
+        let mut removable_stones = None;
+        let mut quiet = 0u32;
+        let mut counted = 0u32;
+        let mut captures = false;
+        let mut leaving = Leaving::default();
+        s.captured.clear();
+        for to in Points(empty) {
+            let movers = if flying { us } else { board.adjacent(to) & us };
+            let closing = if removes { board.closing_movers(us, to, movers) } else { 0 };
+            let still = movers & !closing;
+            quiet += still.count_ones();
+            if counted_targets & (1 << to) != 0 {
+                counted += (still & !threats).count_ones();
+            }
+            for from in Points(closing) {
+                captures = true;
+                let mover = us ^ (1 << from) ^ (1 << to);
+                let stones = *removable_stones.get_or_insert_with(|| removable(rules, them));
+                for r in Points(stones) {
+                    match &me.captures {
+                        Exit::Table(index, table) => {
+                            // Read one position later (`settle`), as in
+                            // `initialise`.
+                            let q = index.index(them & !(1 << r), mover);
+                            table.prefetch(q);
+                            s.captured.push(q);
+                        }
+                        _ => {
+                            let mv = Move { from: Some(from), to, removal: Some(r), extra_removals: 0 };
+                            leaving.add(self.exit_value::<false>(side, us, them, mv));
+                        }
+                    }
+                }
+            }
+        }
+        if counted < quiet {
+            // Some quiet child is won for the opponent at once.
+            leaving.deepest_win = leaving.deepest_win.max(1);
+        }
+        let moves = (quiet > 0 || captures).then_some((counted as usize, leaving));
+        self.initialised(side, slot, us, them, moves, s);
     }
 
     /// Settles the position of `p` initialised earlier once its capture
@@ -649,6 +745,14 @@ impl Pair<'_> {
         stage.pred_slots.clear();
         s.staged = stage;
     }
+}
+
+/// Whether sliding positions take [`Pair::initialise_sliding`]: a line
+/// does not end the game, every move removes at most one stone, and a mill
+/// closed against any set of stones removes one (not so under the strict
+/// rule, which the quiet moves' count would have to ask move by move).
+fn fast_sliding(rules: &RuleSet) -> bool {
+    !rules.line_wins() && !rules.remove_per_mill() && rules.removal() != Removal::Strict
 }
 
 /// The points where a stone of `stones` could arrive and close a mill: the

@@ -313,6 +313,21 @@ impl Board {
         points
     }
 
+    /// The stones of `movers` (some of `stones`) whose move to the point
+    /// `to` (not in `stones`) closes a mill: a mill through `to` whose
+    /// other two points are in `stones` and do not include the moving
+    /// stone. What [`Board::closes_mill`] says of each move from `movers`
+    /// to `to`, for all of them at once (no branch).
+    #[inline]
+    pub fn closing_movers(&self, stones: Bitboard, to: Point, movers: Bitboard) -> Bitboard {
+        let mut closing = 0;
+        for &partners in &self.mill_partners[to as usize] {
+            let full = ((partners & !stones) == 0) as Bitboard;
+            closing |= !partners & full.wrapping_neg();
+        }
+        movers & closing
+    }
+
     /// The stones of `stones` that stand in at least one complete mill.
     pub fn stones_in_mills(&self, stones: Bitboard) -> Bitboard {
         self.mills.iter().filter(|&&m| stones & m == m).fold(0, |acc, &m| acc | m)
@@ -376,6 +391,27 @@ mod tests {
                 .filter(|&p| free & (1 << p) != 0 && board.closes_mill(stones, p))
                 .fold(0, |acc, p| acc | 1 << p);
             prop_assert_eq!(board.completing_points(stones, free), by_point);
+        }
+
+        /// On every preset's board, the closing movers to an empty point are
+        /// exactly the stones whose move there [`Board::closes_mill`]
+        /// accepts, with the moving stone taken away.
+        #[test]
+        fn closing_movers_are_the_stones_whose_move_closes_a_mill(
+            preset in 0..PRESETS.len(),
+            stones in any::<u32>(),
+            density in 1u32..4,
+            to in 0u8..32,
+        ) {
+            let rules = RuleSet::preset(PRESETS[preset]).unwrap();
+            let board = rules.board();
+            let stones = (0..density).fold(stones, |s, i| s & stones.rotate_left(7 * i + 3)) & board.all();
+            let to = to % board.len() as u8;
+            let stones = stones & !(1 << to);
+            let by_move = (0..board.len() as u8)
+                .filter(|&s| stones & (1 << s) != 0 && board.closes_mill(stones & !(1 << s) | 1 << to, to))
+                .fold(0, |acc, s| acc | 1 << s);
+            prop_assert_eq!(board.closing_movers(stones, to, stones), by_move);
         }
     }
 }
