@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use morris_db::index::{Located, OrbitBlock};
-use morris_db::moves::{apply_move, for_each_move};
+use morris_db::moves::{apply_move, for_each_move, mill_removes, removable};
 use morris_db::rules::FullBoardOutcome;
 use morris_db::table::table_path;
 use morris_db::value::PADDING_ENTRY;
@@ -119,6 +119,12 @@ pub struct TableReport {
     /// fails with only such faults was not checked rather than found wrong
     /// when one of them is damaged (`morris verify` says so).
     pub unusable: Vec<Sector>,
+    /// Positions derived a second time, slowly and with witnesses, because
+    /// the fast derivation disagreed with the stored value or could not
+    /// look a successor up. On a sound table this is 0 under every rule set
+    /// but those where a line wins or misère play (which take the slow path
+    /// throughout), so a count above the faults points at the fast path.
+    pub rederived: u64,
     /// Wall time, seconds.
     pub seconds: f64,
 }
@@ -246,6 +252,8 @@ struct Totals {
     /// tables they could not use.
     successor_faults: u64,
     unusable: Vec<Sector>,
+    /// Positions sent to the slow path ([`TableReport::rederived`]).
+    rederived: u64,
     /// Scratch: the successors' (table, slot), then their entries.
     slots: Vec<(usize, usize)>,
     entries: Vec<u16>,
@@ -269,6 +277,7 @@ impl Totals {
         self.values = self.values.merge(other.values);
         self.fault_count += other.fault_count;
         self.successor_faults += other.successor_faults;
+        self.rederived += other.rederived;
         for s in other.unusable {
             if !self.unusable.contains(&s) {
                 self.unusable.push(s);
@@ -389,6 +398,7 @@ impl Verifier {
             fault_count: 0,
             successor_faults: 0,
             unusable: Vec::new(),
+            rederived: 0,
             seconds: 0.0,
         };
         let index = match self.rules.sector_index(sector) {
@@ -470,6 +480,7 @@ impl Verifier {
         totals.fault_count += derived.fault_count;
         totals.faults.extend(derived.faults);
         report.successor_faults = derived.successor_faults;
+        report.rederived = derived.rederived;
         report.unusable = derived.unusable;
         report.unusable.sort();
         totals.faults.sort_by_key(Fault::slot);
@@ -601,6 +612,7 @@ impl Verifier {
                 continue;
             };
             if fast != Some(value) {
+                t.rederived += 1;
                 self.check_value(index, sector, slot, value, successors, t);
             }
         }
@@ -670,6 +682,16 @@ impl Verifier {
         if rules.line_wins() || rules.misere() || us.count_ones() + (sector.wh as u32) < 3 {
             return None;
         }
+        if sector.wh > 0 && !rules.lasker() && !rules.remove_per_mill() {
+            if let Some(v) = self.derive_placing(us, ctx, sector, successors, slots, entries) {
+                return Some(v);
+            }
+        }
+        if sector.wh == 0 && !rules.remove_per_mill() {
+            if let Some(v) = self.derive_moving(us, ctx, sector, successors, slots, entries) {
+                return Some(v);
+            }
+        }
         let them = ctx.them;
         slots.clear();
         entries.clear();
@@ -728,39 +750,69 @@ impl Verifier {
             let full = us | them == rules.board().all();
             return Some(if full && rules.full_board() == FullBoardOutcome::Draw { Value::Draw } else { Value::LOST });
         }
-        // Independent loads, issued back to back.
-        for &(ti, slot) in slots.iter() {
-            let Ok((_, table)) = &successors.tables[ti].1 else {
-                return None;
-            };
-            entries.push(*table.get(slot)?);
-        }
-        let (mut shortest_loss, mut longest_win, mut draw) = (None::<Value>, None::<Value>, false);
-        for &e in entries.iter() {
-            let v = Value::from_entry(e)?;
-            match v {
-                Value::Loss(n) => {
-                    if !matches!(shortest_loss, Some(Value::Loss(m)) if m <= n) {
-                        shortest_loss = Some(v);
-                    }
-                }
-                Value::Win(n) => {
-                    if !matches!(longest_win, Some(Value::Win(m)) if m >= n) {
-                        longest_win = Some(v);
-                    }
-                }
-                Value::Draw => draw = true,
-            }
-        }
-        Some(if let Some(loss) = shortest_loss {
-            loss.back()
-        } else if draw {
-            Value::Draw
-        } else {
-            longest_win?.back()
-        })
+        best_of_successors(successors, slots, entries)
     }
 
+    /// [`Verifier::derive_fast`] for a position placing a stone without the
+    /// Lasker rule, where a mill removes one stone: the empty points whose
+    /// placement closes a mill are found first ([`Board::closes_mill`], as
+    /// [`for_each_move`] does), each paired with every removable stone; the
+    /// other empty points are quiet placements, ranked through the prepared
+    /// [`OrbitBlock::extensions`]. No move is built. `None` where it does not
+    /// apply (the opponent's set has a symmetry, a successor table is
+    /// unusable): the caller takes the general path.
+    #[inline]
+    fn derive_placing(
+        &self,
+        us: Bitboard,
+        ctx: &ThemOrbit,
+        sector: Sector,
+        successors: &Successors,
+        slots: &mut Vec<(usize, usize)>,
+        entries: &mut Vec<u16>,
+    ) -> Option<Value> {
+        let rules = &self.rules;
+        let board = rules.board();
+        let them = ctx.them;
+        let empty = board.all() & !us & !them;
+        if empty == 0 {
+            return None;
+        }
+        let quiet = successors.by_move[1][0]?;
+        let placements = ctx.quiet[quiet].1.as_ref()?.extensions(us);
+        let mut closing = 0;
+        if mill_removes(rules, them) {
+            for p in Points(empty) {
+                if board.closes_mill(us | 1 << p, p) {
+                    closing |= 1 << p;
+                }
+            }
+        }
+        slots.clear();
+        entries.clear();
+        if closing != 0 {
+            if them.count_ones() - 1 + u32::from(sector.bh) < 3 {
+                return Some(Value::LOST.back());
+            }
+            let ti = successors.by_move[1][1]?;
+            let Ok((cindex, _)) = &successors.tables[ti].1 else {
+                return None;
+            };
+            for r in Points(removable(rules, them)) {
+                let at = ctx.removed[r as usize]?;
+                for p in Points(closing) {
+                    slots.push((ti, cindex.index_at(at, us | 1 << p) as usize));
+                }
+            }
+        }
+        for p in Points(empty & !closing) {
+            slots.push((quiet, placements.slot(p) as usize));
+        }
+        best_of_successors(successors, slots, entries)
+    }
+}
+
+impl Verifier {
     /// The value of the position `us` (to move) against `them` in `sector`,
     /// from the stored values of the positions its moves lead to.
     /// # Errors
@@ -868,4 +920,108 @@ impl Verifier {
             }
         })
     }
+}
+
+impl Verifier {
+    /// [`Verifier::derive_fast`] for a position moving a stone (slides, or
+    /// flights where the rule set lets it fly), where a mill removes one
+    /// stone: each step's target is tested for a mill
+    /// ([`Board::closes_mill`], as [`for_each_move`] does) and paired with
+    /// every removable stone, or ranked in the opponent's orbit block. No
+    /// move is built. `None` where it does not apply (the opponent's set
+    /// has a symmetry, a successor table is unusable, no legal move): the
+    /// caller takes the general path.
+    #[inline]
+    fn derive_moving(
+        &self,
+        us: Bitboard,
+        ctx: &ThemOrbit,
+        sector: Sector,
+        successors: &Successors,
+        slots: &mut Vec<(usize, usize)>,
+        entries: &mut Vec<u16>,
+    ) -> Option<Value> {
+        let rules = &self.rules;
+        let board = rules.board();
+        let them = ctx.them;
+        let empty = board.all() & !us & !them;
+        let quiet = successors.by_move[0][0]?;
+        let block = ctx.quiet[quiet].1.as_ref()?;
+        let flying = rules.flies(us.count_ones());
+        let removes = mill_removes(rules, them);
+        // The table and removable stones of captures, on the first mill.
+        let mut capture: Option<(usize, &SectorIndex, Bitboard)> = None;
+        slots.clear();
+        entries.clear();
+        for from in Points(us) {
+            let targets = if flying { empty } else { board.adjacent(from) & empty };
+            let rest = us & !(1 << from);
+            for to in Points(targets) {
+                let after = rest | 1 << to;
+                if removes && board.closes_mill(after, to) {
+                    if them.count_ones() - 1 + u32::from(sector.bh) < 3 {
+                        return Some(Value::LOST.back());
+                    }
+                    let (ti, cindex, victims) = match capture {
+                        Some(c) => c,
+                        None => {
+                            let ti = successors.by_move[0][1]?;
+                            let Ok((cindex, _)) = &successors.tables[ti].1 else {
+                                return None;
+                            };
+                            *capture.insert((ti, cindex, removable(rules, them)))
+                        }
+                    };
+                    for r in Points(victims) {
+                        slots.push((ti, cindex.index_at(ctx.removed[r as usize]?, after) as usize));
+                    }
+                } else {
+                    slots.push((quiet, block.slot(after) as usize));
+                }
+            }
+        }
+        if slots.is_empty() {
+            return None;
+        }
+        best_of_successors(successors, slots, entries)
+    }
+}
+
+/// The value of a position whose moves lead to the successors' `slots`
+/// (table, slot), from their stored entries (read into `entries`): the
+/// shortest loss for the opponent, else a draw, else the longest win, one
+/// ply on. `None` when a slot holds no value or lies outside its table.
+#[inline]
+fn best_of_successors(successors: &Successors, slots: &[(usize, usize)], entries: &mut Vec<u16>) -> Option<Value> {
+    // Independent loads, issued back to back.
+    for &(ti, slot) in slots.iter() {
+        let Ok((_, table)) = &successors.tables[ti].1 else {
+            return None;
+        };
+        entries.push(*table.get(slot)?);
+    }
+    let (mut shortest_loss, mut longest_win, mut draw) = (None::<Value>, None::<Value>, false);
+    for &e in entries.iter() {
+        let v = Value::from_entry(e)?;
+        match v {
+            Value::Loss(n) => {
+                if !matches!(shortest_loss, Some(Value::Loss(m)) if m <= n) {
+                    shortest_loss = Some(v);
+                }
+            }
+            Value::Win(n) => {
+                if !matches!(longest_win, Some(Value::Win(m)) if m >= n) {
+                    longest_win = Some(v);
+                }
+            }
+            Value::Draw => draw = true,
+        }
+    }
+    Some(if let Some(loss) = shortest_loss {
+        loss.back()
+    } else if draw {
+        Value::Draw
+    } else {
+        longest_win?.back()
+    })
 }
