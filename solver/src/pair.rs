@@ -763,6 +763,9 @@ fn fast_sliding(rules: &RuleSet) -> bool {
 /// these points empty and an opponent with three stones, wins at once.
 fn mill_targets(rules: &RuleSet, stones: Bitboard, in_hand: u8) -> Bitboard {
     let board = rules.board();
+    if in_hand > 0 {
+        return board.completing_points(stones, board.all() & !stones);
+    }
     let flying = rules.flies(stones.count_ones() + in_hand as u32);
     let mut targets = 0;
     for &mill in board.mills() {
@@ -772,7 +775,7 @@ fn mill_targets(rules: &RuleSet, stones: Bitboard, in_hand: u8) -> Bitboard {
         }
         let p = missing.trailing_zeros() as u8;
         let movers = stones & !mill;
-        if in_hand > 0 || (flying && movers != 0) || board.adjacent(p) & movers != 0 {
+        if (flying && movers != 0) || board.adjacent(p) & movers != 0 {
             targets |= missing;
         }
     }

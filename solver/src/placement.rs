@@ -414,22 +414,21 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
                     quiet_decided: decided(sector.b + sector.bh),
                     capture_decided: decided((sector.b + sector.bh).saturating_sub(1)),
                 };
-                let capture = capture_entry;
                 let quiet_view = quiet_child.and_then(|c| c.table.entries_view());
                 by_them.for_each_in_orbit(orbit, |slot, _, us| {
                     let entry = match (quiet_child, &fast) {
                         (Some(c), Some(f)) => {
                             let extensions = f.extensions(us);
                             let quiet = |p: Point| entry(&c.table, quiet_view, extensions.slot(p));
-                            placement_entry(rules, &opponent, us, quiet, capture)
+                            placement_entry(rules, &opponent, us, quiet, capture_entry)
                         }
                         (Some(c), None) => {
                             let (o, g) = block.unwrap_or_default();
                             let quiet =
                                 |p: Point| entry(&c.table, quiet_view, c.index.index_with_orbit(o, g, us | 1 << p));
-                            placement_entry(rules, &opponent, us, quiet, capture)
+                            placement_entry(rules, &opponent, us, quiet, capture_entry)
                         }
-                        (None, _) => placement_entry(rules, &opponent, us, |_| None, capture),
+                        (None, _) => placement_entry(rules, &opponent, us, |_| None, capture_entry),
                     };
                     match entry {
                         Some(e) => chunk[(slot - base) as usize] = e,

@@ -331,9 +331,7 @@ impl Table {
         if let Some(layout) = self.layout() {
             return layout.entry(self.bytes(), slot);
         }
-        let o = usize::try_from(slot).ok()?.checked_mul(2)?.checked_add(HEADER_SIZE)?;
-        let b = self.bytes().get(o..o.checked_add(2)?)?;
-        Some(u16::from_le_bytes([b[0], b[1]]))
+        Entries(self.bytes().get(HEADER_SIZE..)?).get(slot)
     }
 
     /// The entries of an uncompressed table, for readers that look up
