@@ -755,7 +755,7 @@ impl Verifier {
 
     /// [`Verifier::derive_fast`] for a position placing a stone without the
     /// Lasker rule, where a mill removes one stone: the empty points whose
-    /// placement closes a mill are found first ([`Board::closes_mill`], as
+    /// placement closes a mill are found first ([`Board::closes_mill`](morris_db::Board::closes_mill), as
     /// [`for_each_move`] does), each paired with every removable stone; the
     /// other empty points are quiet placements, ranked through the prepared
     /// [`OrbitBlock::extensions`]. No move is built. `None` where it does not
@@ -926,7 +926,7 @@ impl Verifier {
     /// [`Verifier::derive_fast`] for a position moving a stone (slides, or
     /// flights where the rule set lets it fly), where a mill removes one
     /// stone: each step's target is tested for a mill
-    /// ([`Board::closes_mill`], as [`for_each_move`] does) and paired with
+    /// ([`Board::closes_mill`](morris_db::Board::closes_mill), as [`for_each_move`] does) and paired with
     /// every removable stone, or ranked in the opponent's orbit block. No
     /// move is built. `None` where it does not apply (the opponent's set
     /// has a symmetry, a successor table is unusable, no legal move): the
