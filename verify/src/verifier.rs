@@ -794,15 +794,9 @@ impl Verifier {
             if them.count_ones() - 1 + u32::from(sector.bh) < 3 {
                 return Some(Value::LOST.back());
             }
-            let ti = successors.by_move[1][1]?;
-            let Ok((cindex, _)) = &successors.tables[ti].1 else {
-                return None;
-            };
-            for r in Points(removable(rules, them)) {
-                let at = ctx.removed[r as usize]?;
-                for p in Points(closing) {
-                    slots.push((ti, cindex.index_at(at, us | 1 << p) as usize));
-                }
+            let captures = Captures::new(rules, successors, 1, them)?;
+            for p in Points(closing) {
+                captures.push(ctx, us | 1 << p, slots)?;
             }
         }
         for p in Points(empty & !closing) {
@@ -810,9 +804,62 @@ impl Verifier {
         }
         best_of_successors(successors, slots, entries)
     }
-}
 
-impl Verifier {
+    /// [`Verifier::derive_fast`] for a position moving a stone (slides, or
+    /// flights where the rule set lets it fly), where a mill removes one
+    /// stone: each step's target is tested for a mill
+    /// ([`Board::closes_mill`](morris_db::Board::closes_mill), as [`for_each_move`] does) and paired with
+    /// every removable stone, or ranked in the opponent's orbit block. No
+    /// move is built. `None` where it does not apply (the opponent's set
+    /// has a symmetry, a successor table is unusable, no legal move): the
+    /// caller takes the general path.
+    #[inline]
+    fn derive_moving(
+        &self,
+        us: Bitboard,
+        ctx: &ThemOrbit,
+        sector: Sector,
+        successors: &Successors,
+        slots: &mut Vec<(usize, usize)>,
+        entries: &mut Vec<u16>,
+    ) -> Option<Value> {
+        let rules = &self.rules;
+        let board = rules.board();
+        let them = ctx.them;
+        let empty = board.all() & !us & !them;
+        let quiet = successors.by_move[0][0]?;
+        let block = ctx.quiet[quiet].1.as_ref()?;
+        let flying = rules.flies(us.count_ones());
+        let removes = mill_removes(rules, them);
+        // Set up on the first mill.
+        let mut captures: Option<Captures> = None;
+        slots.clear();
+        entries.clear();
+        for from in Points(us) {
+            let targets = if flying { empty } else { board.adjacent(from) & empty };
+            let rest = us & !(1 << from);
+            for to in Points(targets) {
+                let after = rest | 1 << to;
+                if removes && board.closes_mill(after, to) {
+                    if them.count_ones() - 1 + u32::from(sector.bh) < 3 {
+                        return Some(Value::LOST.back());
+                    }
+                    let c = match &captures {
+                        Some(c) => c,
+                        None => captures.insert(Captures::new(rules, successors, 0, them)?),
+                    };
+                    c.push(ctx, after, slots)?;
+                } else {
+                    slots.push((quiet, block.slot(after) as usize));
+                }
+            }
+        }
+        if slots.is_empty() {
+            return None;
+        }
+        best_of_successors(successors, slots, entries)
+    }
+
     /// The value of the position `us` (to move) against `them` in `sector`,
     /// from the stored values of the positions its moves lead to.
     /// # Errors
@@ -922,68 +969,35 @@ impl Verifier {
     }
 }
 
-impl Verifier {
-    /// [`Verifier::derive_fast`] for a position moving a stone (slides, or
-    /// flights where the rule set lets it fly), where a mill removes one
-    /// stone: each step's target is tested for a mill
-    /// ([`Board::closes_mill`](morris_db::Board::closes_mill), as [`for_each_move`] does) and paired with
-    /// every removable stone, or ranked in the opponent's orbit block. No
-    /// move is built. `None` where it does not apply (the opponent's set
-    /// has a symmetry, a successor table is unusable, no legal move): the
-    /// caller takes the general path.
-    #[inline]
-    fn derive_moving(
-        &self,
-        us: Bitboard,
-        ctx: &ThemOrbit,
-        sector: Sector,
-        successors: &Successors,
-        slots: &mut Vec<(usize, usize)>,
-        entries: &mut Vec<u16>,
-    ) -> Option<Value> {
-        let rules = &self.rules;
-        let board = rules.board();
-        let them = ctx.them;
-        let empty = board.all() & !us & !them;
-        let quiet = successors.by_move[0][0]?;
-        let block = ctx.quiet[quiet].1.as_ref()?;
-        let flying = rules.flies(us.count_ones());
-        let removes = mill_removes(rules, them);
-        // The table and removable stones of captures, on the first mill.
-        let mut capture: Option<(usize, &SectorIndex, Bitboard)> = None;
-        slots.clear();
-        entries.clear();
-        for from in Points(us) {
-            let targets = if flying { empty } else { board.adjacent(from) & empty };
-            let rest = us & !(1 << from);
-            for to in Points(targets) {
-                let after = rest | 1 << to;
-                if removes && board.closes_mill(after, to) {
-                    if them.count_ones() - 1 + u32::from(sector.bh) < 3 {
-                        return Some(Value::LOST.back());
-                    }
-                    let (ti, cindex, victims) = match capture {
-                        Some(c) => c,
-                        None => {
-                            let ti = successors.by_move[0][1]?;
-                            let Ok((cindex, _)) = &successors.tables[ti].1 else {
-                                return None;
-                            };
-                            *capture.insert((ti, cindex, removable(rules, them)))
-                        }
-                    };
-                    for r in Points(victims) {
-                        slots.push((ti, cindex.index_at(ctx.removed[r as usize]?, after) as usize));
-                    }
-                } else {
-                    slots.push((quiet, block.slot(after) as usize));
-                }
-            }
-        }
-        if slots.is_empty() {
+/// Where a position's captures lead: the successor table of the moves that
+/// place (`placed` 1) or move (0) a stone and remove one, and the stones
+/// they may remove.
+struct Captures<'a> {
+    table: usize,
+    index: &'a SectorIndex,
+    victims: Bitboard,
+}
+
+impl<'a> Captures<'a> {
+    /// The captures of a position whose opponent has `them`; `None` when
+    /// their table is missing or unusable.
+    fn new(rules: &RuleSet, successors: &'a Successors, placed: usize, them: Bitboard) -> Option<Captures<'a>> {
+        let table = successors.by_move[placed][1]?;
+        let Ok((index, _)) = &successors.tables[table].1 else {
             return None;
+        };
+        Some(Captures { table, index, victims: removable(rules, them) })
+    }
+
+    /// Appends the slots of the captures by a move leaving the mover's
+    /// stones `after`, one per removable stone; `None` when the set less a
+    /// stone is not located (no table of one stone fewer in `ctx`).
+    #[inline]
+    fn push(&self, ctx: &ThemOrbit, after: Bitboard, slots: &mut Vec<(usize, usize)>) -> Option<()> {
+        for r in Points(self.victims) {
+            slots.push((self.table, self.index.index_at(ctx.removed[r as usize]?, after) as usize));
         }
-        best_of_successors(successors, slots, entries)
+        Some(())
     }
 }
 
