@@ -22,6 +22,8 @@
 //!   the sliding tables at the leaves;
 //! - [`reach::reachable`]: whether a position can arise in a game, where
 //!   `morris reach` has written its bitmaps;
+//! - [`diff::diff_sector`]: two of our databases of one rule set compared
+//!   position by position (a new solver against an earlier release);
 //! - [`ProbeError`]: why a query has no answer.
 //!
 //! ```no_run
@@ -36,6 +38,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod diff;
 mod error;
 pub mod longest;
 pub mod malom;

@@ -1,8 +1,9 @@
-//! `morris compare`: our tables against Malom's, position by position.
+//! `morris compare`: our tables against Malom's, or against another
+//! database of ours, position by position.
 
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -10,16 +11,20 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_db::store::sort_sectors;
-use morris_db::{Sector, Store};
+use morris_db::{FileKind, RuleSet, Sector, Store};
+use morris_probe::diff::{diff_sector, Basis};
 use morris_probe::malom::{compare_sector, SectorComparison};
-use morris_probe::{Database, MalomDatabase};
+use morris_probe::{Database, MalomDatabase, ProbeOptions};
 
 use crate::args::RulesArg;
 
-/// Compare our tables with Malom's database, position by position.
+/// Compare our tables with Malom's database, or with another of ours, position by position.
 ///
-/// Compare our tables with Malom's database, position by position: WDL,
-/// and DTM of wins and losses. Exits non-zero on any mismatch.
+/// Compare our tables with Malom's database (`--malom`: WDL, and DTM of
+/// wins and losses), or with another database of ours of the same rule
+/// set (`--with`, an earlier release's tables: every entry, `.mtb` or
+/// `.mtz`; a sector with a single-sided stub on either side by values
+/// checksum), position by position. Exits non-zero on any mismatch.
 #[derive(Args)]
 pub struct CompareArgs {
     #[command(flatten)]
@@ -29,8 +34,12 @@ pub struct CompareArgs {
     db: PathBuf,
     /// Malom's database directory (`std.secval` and `std_*.sec2` for
     /// `nine`, `mora_*` for `morabaraba`, `lask_*` for `lasker`).
+    #[arg(long, value_name = "DIR", required_unless_present = "with", conflicts_with = "with")]
+    malom: Option<PathBuf>,
+    /// Another database directory of ours, of the same rule set (an earlier
+    /// release's tables, say).
     #[arg(long, value_name = "DIR")]
-    malom: PathBuf,
+    with: Option<PathBuf>,
     /// Compare only these sectors, comma-separated: `3-3,3-4` (sliding) or
     /// `w-b-wh-bh`; each must be in both directories. Default: every sector
     /// present in both.
@@ -55,6 +64,87 @@ fn list(sectors: &[Sector]) -> String {
     sectors.iter().map(Sector::to_string).collect::<Vec<_>>().join(", ")
 }
 
+/// The sectors to compare: those asked for, each of which must be in both
+/// sets (`other` names the second directory's flag in the error), or else
+/// every sector in both.
+fn chosen(
+    asked: &[Sector],
+    ours: &BTreeSet<Sector>,
+    theirs: &BTreeSet<Sector>,
+    other: &str,
+) -> anyhow::Result<Vec<Sector>> {
+    if asked.is_empty() {
+        return Ok(sorted(ours.intersection(theirs).copied().collect()));
+    }
+    let missing: Vec<String> = asked
+        .iter()
+        .filter(|&s| !(ours.contains(s) && theirs.contains(s)))
+        .map(|s| {
+            let side = match (ours.contains(s), theirs.contains(s)) {
+                (false, false) => "in neither directory".to_string(),
+                (false, true) => "not in --db".to_string(),
+                _ => format!("not in {other}"),
+            };
+            format!("{s} ({side})")
+        })
+        .collect();
+    if !missing.is_empty() {
+        anyhow::bail!("cannot compare sectors {}", missing.join(", "));
+    }
+    Ok(sorted(asked.iter().copied().collect::<BTreeSet<_>>().into_iter().collect()))
+}
+
+/// A progress bar over `slots` slots (hidden when `quiet`).
+fn progress_bar(slots: u64, quiet: bool) -> ProgressBar {
+    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(slots) };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {percent}% {human_pos}/{human_len} slots, {per_sec}, ETA {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// The slots of `sectors` of `rules`.
+fn slots_of(rules: &RuleSet, sectors: &[Sector]) -> anyhow::Result<u64> {
+    Ok(sectors.iter().map(|s| rules.sector_index(*s).map(|i| i.len())).sum::<Result<u64, _>>()?)
+}
+
+/// The closing lines of a comparison: its totals, and (when every sector
+/// in both was compared) the sectors of one directory only.
+#[allow(clippy::too_many_arguments)]
+fn summary(
+    out: &mut dyn Write,
+    compared: u64,
+    sectors: usize,
+    seconds: f64,
+    mismatches: u64,
+    extra: &str,
+    all: bool,
+    (ours, theirs, other): (&BTreeSet<Sector>, &BTreeSet<Sector>, &str),
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "compared {} in {} in {seconds:.2} s ({:.1} M positions/s): {}{extra}",
+        crate::ui::plural(compared, "position", "positions"),
+        crate::ui::plural(sectors as u64, "sector", "sectors"),
+        compared as f64 / seconds.max(1e-9) / 1e6,
+        crate::ui::plural(mismatches, "mismatch", "mismatches"),
+    )?;
+    if all {
+        let only = |a: &BTreeSet<Sector>, b: &BTreeSet<Sector>| sorted(a.difference(b).copied().collect());
+        let (only_ours, only_theirs) = (only(ours, theirs), only(theirs, ours));
+        if !only_ours.is_empty() {
+            writeln!(out, "not in {other}, not compared: {}", list(&only_ours))?;
+        }
+        if !only_theirs.is_empty() {
+            writeln!(out, "not in ours, not compared: {}", list(&only_theirs))?;
+        }
+    }
+    Ok(())
+}
+
 /// Runs `morris compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     run_to(args, &mut crate::ui::output::stdout())
@@ -62,14 +152,28 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
 
 fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let rules = args.rules.rule_set_in(&args.db, crate::args::DirUse::Reads)?;
-    let malom_rules = args.rules.rule_set_in_malom(&args.malom)?;
-    let malom_holds_files = !morris_server::source::malom_games_in(&args.malom).is_empty();
+    match (&args.malom, &args.with) {
+        (Some(malom), _) => against_malom(&args, rules, malom, out),
+        (None, Some(with)) => against_ours(&args, rules, with, out),
+        (None, None) => anyhow::bail!("name what to compare with: --malom DIR or --with DIR"),
+    }
+}
+
+/// `morris compare --malom DIR`.
+fn against_malom(
+    args: &CompareArgs,
+    rules: RuleSet,
+    malom_dir: &Path,
+    out: &mut dyn Write,
+) -> anyhow::Result<ExitCode> {
+    let malom_rules = args.rules.rule_set_in_malom(malom_dir)?;
+    let malom_holds_files = !morris_server::source::malom_games_in(malom_dir).is_empty();
     if malom_holds_files && malom_rules.name() != rules.name() {
         anyhow::bail!(
             "the directories hold different rule sets: {} tables of `{}`, {} files of `{}`; compare one rule set",
             args.db.display(),
             rules.name(),
-            args.malom.display(),
+            malom_dir.display(),
             malom_rules.name()
         );
     }
@@ -78,56 +182,28 @@ fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     }
     let board = rules.board().clone();
     let ours = Database::open(&args.db, rules.clone())?;
-    let malom = MalomDatabase::open(&args.malom, rules.clone())?;
+    let malom = MalomDatabase::open(malom_dir, rules.clone())?;
     let our_sectors: BTreeSet<Sector> = Store::new(&args.db)
         .dtm_sectors(&rules)
         .with_context(|| format!("cannot read database directory {}", args.db.display()))?
         .into_iter()
         .collect();
     let malom_sectors: BTreeSet<Sector> = malom.sectors_present().into_iter().collect();
-    let both: Vec<Sector> = sorted(our_sectors.intersection(&malom_sectors).copied().collect());
-    let todo = if args.sectors.is_empty() {
-        both.clone()
-    } else {
-        let missing: Vec<String> = args
-            .sectors
-            .iter()
-            .filter(|s| !both.contains(s))
-            .map(|s| {
-                let side = match (our_sectors.contains(s), malom_sectors.contains(s)) {
-                    (false, false) => "in neither directory",
-                    (false, true) => "not in --db",
-                    _ => "not in --malom",
-                };
-                format!("{s} ({side})")
-            })
-            .collect();
-        if !missing.is_empty() {
-            anyhow::bail!("cannot compare sectors {}", missing.join(", "));
-        }
-        sorted(args.sectors.iter().copied().collect::<BTreeSet<_>>().into_iter().collect())
-    };
+    let todo = chosen(&args.sectors, &our_sectors, &malom_sectors, "--malom")?;
     writeln!(
         out,
         "rule set {}: our tables in {}, Malom's ({}) in {}; comparing {}",
         rules.name(),
         args.db.display(),
         malom.game().prefix(),
-        args.malom.display(),
+        malom_dir.display(),
         crate::ui::plural(todo.len() as u64, "sector", "sectors")
     )?;
     if todo.is_empty() {
         writeln!(out, "no sector is present in both directories: nothing compared")?;
         return Ok(ExitCode::FAILURE);
     }
-    let slots: u64 = todo.iter().map(|s| rules.sector_index(*s).map(|i| i.len())).sum::<Result<u64, _>>()?;
-    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(slots) };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{prefix} [{bar:30}] {percent}% {human_pos}/{human_len} slots, {per_sec}, ETA {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = progress_bar(slots_of(&rules, &todo)?, args.quiet);
     let start = Instant::now();
     let (mut compared, mut mismatches, mut layout) = (0u64, 0u64, 0u64);
     for &sector in &todo {
@@ -170,26 +246,127 @@ fn run_to(args: CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         layout += c.layout_differences;
     }
     bar.finish_and_clear();
-    let seconds = start.elapsed().as_secs_f64();
+    let extra = if layout > 0 { format!(", {layout} layout differences") } else { String::new() };
+    let sets = (&our_sectors, &malom_sectors, "Malom's directory");
+    summary(
+        out,
+        compared,
+        todo.len(),
+        start.elapsed().as_secs_f64(),
+        mismatches,
+        &extra,
+        args.sectors.is_empty(),
+        sets,
+    )?;
+    Ok(if mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// `morris compare --with DIR`: every entry of two databases of ours
+/// ([`diff_sector`]).
+fn against_ours(args: &CompareArgs, rules: RuleSet, with: &Path, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    for &s in &args.sectors {
+        rules.check_sector(s)?;
+    }
+    // Both sides' payloads are checked by `diff_sector` itself.
+    let options = ProbeOptions { verify_checksums: false };
+    let ours = Database::open_with(&args.db, rules.clone(), options.clone())?;
+    let theirs = Database::open_with(with, rules.clone(), options)?;
+    let kinds = [FileKind::Dtm, FileKind::Compressed, FileKind::Derived];
+    let sectors_in = |dir: &Path| -> anyhow::Result<BTreeSet<Sector>> {
+        let found = Store::new(dir)
+            .sectors(&rules, &kinds)
+            .with_context(|| format!("cannot read database directory {}", dir.display()))?;
+        Ok(found.into_iter().collect())
+    };
+    let (our_sectors, their_sectors) = (sectors_in(&args.db)?, sectors_in(with)?);
+    if their_sectors.is_empty() {
+        let others = Store::new(with).rule_set_names();
+        let holds =
+            if others.is_empty() { "no tables".to_string() } else { format!("tables of {}", others.join(", ")) };
+        anyhow::bail!("{} holds no tables of `{}` ({holds}); compare one rule set", with.display(), rules.name());
+    }
+    let todo = chosen(&args.sectors, &our_sectors, &their_sectors, "--with")?;
     writeln!(
         out,
-        "compared {} in {} in {seconds:.2} s ({:.1} M positions/s): {}{}",
-        crate::ui::plural(compared, "position", "positions"),
-        crate::ui::plural(todo.len() as u64, "sector", "sectors"),
-        compared as f64 / seconds.max(1e-9) / 1e6,
-        crate::ui::plural(mismatches, "mismatch", "mismatches"),
-        if layout > 0 { format!(", {layout} layout differences") } else { String::new() }
+        "rule set {}: tables in {} against those in {}; comparing {}",
+        rules.name(),
+        args.db.display(),
+        with.display(),
+        crate::ui::plural(todo.len() as u64, "sector", "sectors")
     )?;
-    if args.sectors.is_empty() {
-        let only = |a: &BTreeSet<Sector>, b: &BTreeSet<Sector>| sorted(a.difference(b).copied().collect());
-        let (only_ours, only_malom) = (only(&our_sectors, &malom_sectors), only(&malom_sectors, &our_sectors));
-        if !only_ours.is_empty() {
-            writeln!(out, "not in Malom's directory, not compared: {}", list(&only_ours))?;
-        }
-        if !only_malom.is_empty() {
-            writeln!(out, "not in ours, not compared: {}", list(&only_malom))?;
-        }
+    if todo.is_empty() {
+        writeln!(out, "no sector is present in both directories: nothing compared")?;
+        return Ok(ExitCode::FAILURE);
     }
+    let board = rules.board().clone();
+    let bar = progress_bar(slots_of(&rules, &todo)?, args.quiet);
+    let start = Instant::now();
+    let (mut compared, mut mismatches, mut by_checksum) = (0u64, 0u64, 0usize);
+    for &sector in &todo {
+        bar.set_prefix(format!("compare {sector}"));
+        let d = diff_sector(&ours, &theirs, sector, args.show, &|n| bar.inc(n))?;
+        bar.suspend(|| -> std::io::Result<()> {
+            match d.basis {
+                Basis::Positions => writeln!(
+                    out,
+                    "sector {sector}: {} compared, {}",
+                    crate::ui::plural(d.compared, "position", "positions"),
+                    crate::ui::plural(d.differing, "mismatch", "mismatches")
+                )?,
+                Basis::Checksums { ours, theirs } if ours == theirs => writeln!(
+                    out,
+                    "sector {sector}: {} compared by values checksum (a single-sided stub), equal ({ours:016x})",
+                    crate::ui::plural(d.compared, "position", "positions"),
+                )?,
+                Basis::Checksums { ours, theirs } => writeln!(
+                    out,
+                    "sector {sector}: values checksums differ (a single-sided stub): {ours:016x} against {theirs:016x}"
+                )?,
+            }
+            let shown = |v: Option<morris_db::Value>| v.map_or("padding".to_string(), |v| format!("{v:?}"));
+            for m in &d.examples {
+                writeln!(
+                    out,
+                    "  {} (slot {}): ours {}, theirs {}",
+                    m.position.to_text(&board),
+                    m.slot,
+                    shown(m.ours),
+                    shown(m.theirs)
+                )?;
+            }
+            if d.differing > d.examples.len() as u64 {
+                writeln!(out, "  ... and {} more", d.differing - d.examples.len() as u64)?;
+            }
+            Ok(())
+        })?;
+        compared += d.compared;
+        by_checksum += usize::from(matches!(d.basis, Basis::Checksums { .. }));
+        mismatches += match d.basis {
+            Basis::Positions => d.differing,
+            // A stub tells no position: a differing checksum counts its
+            // sector's positions.
+            Basis::Checksums { .. } if !d.agrees() => d.compared,
+            Basis::Checksums { .. } => 0,
+        };
+    }
+    bar.finish_and_clear();
+    let extra = if by_checksum > 0 {
+        format!(" ({} compared by values checksum)", crate::ui::plural(by_checksum as u64, "sector", "sectors"))
+    } else {
+        String::new()
+    };
+    let label = with.display().to_string();
+    let sets = (&our_sectors, &their_sectors, label.as_str());
+    summary(
+        out,
+        compared,
+        todo.len(),
+        start.elapsed().as_secs_f64(),
+        mismatches,
+        &extra,
+        args.sectors.is_empty(),
+        sets,
+    )?;
     Ok(if mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
@@ -288,5 +465,101 @@ mod tests {
         let err = run_to(cli.unwrap().args, &mut Vec::new()).unwrap_err();
         assert!(err.to_string().contains("3-4 (not in --db)"), "{err}");
         assert!(Cli::try_parse_from(["compare", "--db", db, "--malom", db, "--sectors", "3x"]).is_err());
+    }
+
+    /// Copies every file of directory `from` into a new temporary one.
+    fn copy_of(from: &Path) -> tempfile::TempDir {
+        let to = tempfile::tempdir().unwrap();
+        for e in fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), to.path().join(e.file_name())).unwrap();
+        }
+        to
+    }
+
+    /// `--with`: two copies of `six`'s sliding tables up to 9 stones agree,
+    /// one in `.mtb` form and one in `.mtz` blocks of 16384 slots; a win
+    /// made two plies longer in the last chunk of `4-5` (slots beyond the
+    /// first 65536) is the one mismatch named, with both values; a sector
+    /// replaced by its stub is compared by values checksum, equal against
+    /// its own table and unequal against the changed one.
+    #[test]
+    fn another_database_of_ours_is_compared_entry_by_entry() {
+        use morris_db::compressed::{compress_sector_with, CompressOptions};
+        use morris_db::table::{table_path, write_table};
+        use morris_db::{Table, TableHeader, Value};
+
+        let rules = RuleSet::preset("six").unwrap();
+        let a = tempfile::tempdir().unwrap();
+        solve_sliding(&rules, a.path(), &SolveOptions { max_stones: 9, progress: false }).unwrap();
+        let sector = Sector::sliding(4, 5);
+        let len = rules.sector_index(sector).unwrap().len();
+        assert!(len > 1 << 16, "4-5 spans several chunks: {len} slots");
+        let table = Table::open(a.path(), &rules, sector, len).unwrap();
+        let positions = table.header().canonical_positions;
+        let db = a.path().to_str().unwrap();
+
+        let b = copy_of(a.path());
+        let sectors = Store::new(b.path()).dtm_sectors(&rules).unwrap();
+        for &s in &sectors {
+            let options = CompressOptions { block_slots: 16384, ..CompressOptions::default() };
+            compress_sector_with(b.path(), &rules, s, options, true).unwrap();
+        }
+        let (code, text) = run_with(&["--db", db, "--with", b.path().to_str().unwrap(), "-q"]);
+        assert_eq!(code, ExitCode::SUCCESS, "{text}");
+        assert!(text.contains(&format!("sector 4-5: {positions} positions compared, 0 mismatches\n")), "{text}");
+        assert!(text.contains(&format!("in {} sectors", sectors.len())), "{text}");
+
+        // The last win of 4-5, two plies longer.
+        let c = copy_of(a.path());
+        let mut entries = table.entries().unwrap();
+        let slot = (0..len).rev().find(|&s| matches!(table.value(s), Some(Value::Win(_)))).unwrap();
+        assert!(slot >= 1 << 16, "slot {slot} is in the first chunk");
+        let before = Value::from_entry(entries[slot as usize]).unwrap();
+        entries[slot as usize] += 2;
+        let after = Value::from_entry(entries[slot as usize]).unwrap();
+        let path = table_path(c.path(), &rules, sector);
+        write_table(&path, &TableHeader::for_entries(&rules, sector, &entries), &entries).unwrap();
+        let (code, text) = run_with(&["--db", db, "--with", c.path().to_str().unwrap(), "-q"]);
+        assert_eq!(code, ExitCode::FAILURE, "{text}");
+        assert!(text.contains(&format!("sector 4-5: {positions} positions compared, 1 mismatch\n")), "{text}");
+        assert!(text.contains(&format!("(slot {slot}): ours {before:?}, theirs {after:?}\n")), "{text}");
+        assert!(text.contains("sector 4-4: "), "{text}");
+        assert_eq!(text.matches(" 0 mismatches\n").count(), sectors.len() - 1, "{text}");
+
+        // 4-5 single-sided: equal to its own table by checksum, not to the
+        // changed one.
+        let d = copy_of(a.path());
+        morris_db::derived::write_stub(d.path(), &rules, &table).unwrap();
+        fs::remove_file(table_path(d.path(), &rules, sector)).unwrap();
+        let (code, text) = run_with(&["--db", db, "--with", d.path().to_str().unwrap(), "-q", "--sectors", "4-5"]);
+        assert_eq!(code, ExitCode::SUCCESS, "{text}");
+        assert!(text.contains("sector 4-5: ") && text.contains("by values checksum"), "{text}");
+        let changed = c.path().to_str().unwrap();
+        let (code, text) = run_with(&["--db", changed, "--with", d.path().to_str().unwrap(), "-q", "--sectors", "4-5"]);
+        assert_eq!(code, ExitCode::FAILURE, "{text}");
+        assert!(text.contains("sector 4-5: values checksums differ"), "{text}");
+
+        // Another rule set's tables, or a sector in one directory only, are
+        // errors; `--with` and `--malom` exclude each other.
+        let nine = tempfile::tempdir().unwrap();
+        solve_sliding(&RuleSet::preset("nine").unwrap(), nine.path(), &SolveOptions { max_stones: 6, progress: false })
+            .unwrap();
+        let cli =
+            Cli::try_parse_from(["compare", "--db", db, "--with", nine.path().to_str().unwrap(), "--rules", "six"]);
+        let err = run_to(cli.unwrap().args, &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("holds no tables of `six` (tables of nine)"), "{err}");
+        let e = tempfile::tempdir().unwrap();
+        fs::copy(
+            table_path(a.path(), &rules, Sector::sliding(3, 3)),
+            table_path(e.path(), &rules, Sector::sliding(3, 3)),
+        )
+        .unwrap();
+        let cli =
+            Cli::try_parse_from(["compare", "--db", db, "--with", e.path().to_str().unwrap(), "--sectors", "4-5"]);
+        let err = run_to(cli.unwrap().args, &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("4-5 (not in --with)"), "{err}");
+        assert!(Cli::try_parse_from(["compare", "--db", db, "--with", db, "--malom", db]).is_err());
+        assert!(Cli::try_parse_from(["compare", "--db", db]).is_err());
     }
 }
