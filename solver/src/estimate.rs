@@ -17,23 +17,23 @@ use crate::Finished;
 /// Slots per second assumed for the time estimate on two cores, by the
 /// kind and size of the unit solved at once (a pair or a placement sector):
 /// small units stay in cache, large ones look up captures and placements in
-/// large tables at random. Calibrated on the one undisturbed solve of the
-/// whole of `nine` (2026-12-01, 2 cores, 7,403 s: `results/nine-runs.csv`),
-/// from its per-unit times (`results/nine-sliding-timing.csv`,
-/// `results/nine-placement-timing.csv`): each rate is the slots of the units
-/// of that kind and size divided by their seconds, so the model gives that
-/// run's 3,131 s of sliding pairs and 3,815 s of placement sectors back.
+/// large tables at random. Calibrated on the latest undisturbed solve of
+/// the whole of `nine` (2026-12-05, 2 cores, commit 967f911, 6,574 s:
+/// `results/nine-runs.csv`), from its per-unit times
+/// (`results/nine-sliding-timing.csv`, `results/nine-placement-timing.csv`):
+/// each rate is the slots of the units of that kind and size divided by
+/// their seconds, so the model gives that run's 3,236 s of sliding pairs
+/// and 2,738 s of placement sectors back.
 /// Lasker placement pairs look up every placement in a solved table: 0.9
 /// (6 stones) to 1.8 (5 stones) M slots/s measured, so a third of the
-/// sliding rate. The code has become faster since that run, so the
-/// estimate errs long.
+/// sliding rate.
 pub fn estimated_rate(kind: UnitKind, unit_slots: u64) -> f64 {
     // (slots up to, sliding pairs' rate, placement sectors' rate)
     const RATES: [(u64, f64, f64); 4] = [
-        (5_000_000, 14.0e6, 9.2e6),
-        (50_000_000, 9.9e6, 7.3e6),
-        (300_000_000, 4.7e6, 5.2e6),
-        (u64::MAX, 2.73e6, 4.4e6),
+        (5_000_000, 9.8e6, 10.1e6),
+        (50_000_000, 7.6e6, 9.1e6),
+        (300_000_000, 3.7e6, 7.2e6),
+        (u64::MAX, 2.71e6, 6.27e6),
     ];
     let &(_, sliding, placement) = RATES.iter().find(|r| unit_slots <= r.0).unwrap_or(&RATES[3]);
     match kind {
@@ -45,9 +45,9 @@ pub fn estimated_rate(kind: UnitKind, unit_slots: u64) -> f64 {
 
 /// Seconds per slot, on two cores, of what follows a unit's solve: writing
 /// its tables, checking them, and with `--compress` compressing them. The
-/// same run's 457 s for 27,860,688,626 slots (its wall time less the units'
+/// same run's 600 s for 27,860,688,626 slots (its wall time less the units'
 /// times); a solve without `--compress` takes less.
-pub const FINISH_SECONDS_PER_SLOT: f64 = 457.0 / 27_860_688_626.0;
+pub const FINISH_SECONDS_PER_SLOT: f64 = 600.0 / 27_860_688_626.0;
 
 /// Cores of the machine on which [`estimated_rate`] was measured.
 pub const MEASURED_CORES: u32 = 2;
@@ -249,7 +249,7 @@ mod tests {
     use super::*;
 
     /// The row of `results/nine-runs.csv` for `step`, by column name: the
-    /// figures of the one undisturbed whole solve of `nine`, measured, not
+    /// figures of the latest undisturbed whole solve of `nine`, measured, not
     /// computed by this module.
     fn measured(step: &str) -> std::collections::HashMap<String, f64> {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/nine-runs.csv");
