@@ -13,7 +13,12 @@
 #   results/NAME-sliding-timing.csv    pair,initialise_s,iterate_s,plies  (from `solve -v`)
 #   results/NAME-placement-timing.csv  sector,initialise_s,iterate_s,plies
 #
-#   nohup results/timed.sh NAME DB > NAME.timed.log 2>&1 &
+#   nohup results/timed.sh NAME DB [STEP] > NAME.timed.log 2>&1 &
+#
+# STEP is `solve` or `verify` to time that step only (a machine lent for
+# less time than both take: the verify of the whole of `nine` follows a
+# solve kept in DB, its row joining the solve's in DB.runs.csv), `all`
+# (the default) for both.
 #
 # The database directory DB is sampled every 30 s for its size (DB.disk.csv)
 # and the machine for its 1-minute load average; `quiet` is `yes` when that
@@ -25,8 +30,12 @@
 set -eu
 . "$(dirname "$0")/common.sh"
 
-[ $# -eq 2 ] || { echo "usage: results/timed.sh NAME DB" >&2; exit 2; }
-name=$1 db=$2
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: results/timed.sh NAME DB [solve|verify|all]" >&2; exit 2; }
+name=$1 db=$2 only=${3:-all}
+case $only in
+    solve | verify | all) ;;
+    *) echo "results/timed.sh: STEP is solve, verify or all, not $only" >&2; exit 2 ;;
+esac
 morris=${MORRIS:-target/release/morris}
 [ -x "$morris" ] || { echo "$morris: not found; run cargo build --release first" >&2; exit 1; }
 mkdir -p "$db"
@@ -93,11 +102,15 @@ write_timed_results() {
     write_results "$name" "$db" "$solve_s" "$verify_s" --rules "$name"
 }
 
-if ! grep -q '^solve,' "$runs"; then
+if [ "$only" != verify ] && ! grep -q '^solve,' "$runs"; then
     timed solve solve --rules "$name" --db "$db" --phase all --compress -q -v
     write_timed_results
 fi
-if ! grep -q '^verify,' "$runs"; then
+if [ "$only" = verify ] && ! grep -q '^solve,' "$runs"; then
+    echo "results/timed.sh: no solve row in $runs: time the solve first" >&2
+    exit 1
+fi
+if [ "$only" != solve ] && ! grep -q '^verify,' "$runs"; then
     timed verify verify --rules "$name" --db "$db" -q --recheck
     write_timed_results
 fi
