@@ -111,38 +111,54 @@ fn slots_of(rules: &RuleSet, sectors: &[Sector]) -> anyhow::Result<u64> {
     Ok(sectors.iter().map(|s| rules.sector_index(*s).map(|i| i.len())).sum::<Result<u64, _>>()?)
 }
 
-/// The closing lines of a comparison: its totals, and (when every sector
-/// in both was compared) the sectors of one directory only.
-#[allow(clippy::too_many_arguments)]
-fn summary(
-    out: &mut dyn Write,
+/// What a comparison found, summed over its sectors.
+struct Totals {
+    /// When it began.
+    start: Instant,
+    /// Positions compared.
     compared: u64,
+    /// Sectors compared.
     sectors: usize,
-    seconds: f64,
+    /// Positions whose values differ.
     mismatches: u64,
-    extra: &str,
-    all: bool,
-    (ours, theirs, other): (&BTreeSet<Sector>, &BTreeSet<Sector>, &str),
-) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "compared {} in {} in {seconds:.2} s ({:.1} M positions/s): {}{extra}",
-        crate::ui::plural(compared, "position", "positions"),
-        crate::ui::plural(sectors as u64, "sector", "sectors"),
-        compared as f64 / seconds.max(1e-9) / 1e6,
-        crate::ui::plural(mismatches, "mismatch", "mismatches"),
-    )?;
-    if all {
-        let only = |a: &BTreeSet<Sector>, b: &BTreeSet<Sector>| sorted(a.difference(b).copied().collect());
-        let (only_ours, only_theirs) = (only(ours, theirs), only(theirs, ours));
-        if !only_ours.is_empty() {
-            writeln!(out, "not in {other}, not compared: {}", list(&only_ours))?;
+    /// Said after the mismatches on the closing line (`, 3 layout
+    /// differences`), or empty.
+    extra: String,
+}
+
+impl Totals {
+    /// Writes the closing lines: the totals, and (when every sector in both
+    /// was compared, `all`) the sectors of one directory only, `other`
+    /// naming the second directory. The exit code: success without a
+    /// mismatch.
+    fn finish(
+        self,
+        out: &mut dyn Write,
+        all: bool,
+        (ours, theirs, other): (&BTreeSet<Sector>, &BTreeSet<Sector>, &str),
+    ) -> std::io::Result<ExitCode> {
+        let Totals { start, compared, sectors, mismatches, extra } = self;
+        let seconds = start.elapsed().as_secs_f64();
+        writeln!(
+            out,
+            "compared {} in {} in {seconds:.2} s ({:.1} M positions/s): {}{extra}",
+            crate::ui::plural(compared, "position", "positions"),
+            crate::ui::plural(sectors as u64, "sector", "sectors"),
+            compared as f64 / seconds.max(1e-9) / 1e6,
+            crate::ui::plural(mismatches, "mismatch", "mismatches"),
+        )?;
+        if all {
+            let only = |a: &BTreeSet<Sector>, b: &BTreeSet<Sector>| sorted(a.difference(b).copied().collect());
+            let (only_ours, only_theirs) = (only(ours, theirs), only(theirs, ours));
+            if !only_ours.is_empty() {
+                writeln!(out, "not in {other}, not compared: {}", list(&only_ours))?;
+            }
+            if !only_theirs.is_empty() {
+                writeln!(out, "not in ours, not compared: {}", list(&only_theirs))?;
+            }
         }
-        if !only_theirs.is_empty() {
-            writeln!(out, "not in ours, not compared: {}", list(&only_theirs))?;
-        }
+        Ok(if mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
     }
-    Ok(())
 }
 
 /// Runs `morris compare`.
@@ -247,18 +263,8 @@ fn against_malom(
     }
     bar.finish_and_clear();
     let extra = if layout > 0 { format!(", {layout} layout differences") } else { String::new() };
-    let sets = (&our_sectors, &malom_sectors, "Malom's directory");
-    summary(
-        out,
-        compared,
-        todo.len(),
-        start.elapsed().as_secs_f64(),
-        mismatches,
-        &extra,
-        args.sectors.is_empty(),
-        sets,
-    )?;
-    Ok(if mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let totals = Totals { start, compared, sectors: todo.len(), mismatches, extra };
+    Ok(totals.finish(out, args.sectors.is_empty(), (&our_sectors, &malom_sectors, "Malom's directory"))?)
 }
 
 /// `morris compare --with DIR`: every entry of two databases of ours
@@ -356,18 +362,8 @@ fn against_ours(args: &CompareArgs, rules: RuleSet, with: &Path, out: &mut dyn W
         String::new()
     };
     let label = with.display().to_string();
-    let sets = (&our_sectors, &their_sectors, label.as_str());
-    summary(
-        out,
-        compared,
-        todo.len(),
-        start.elapsed().as_secs_f64(),
-        mismatches,
-        &extra,
-        args.sectors.is_empty(),
-        sets,
-    )?;
-    Ok(if mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let totals = Totals { start, compared, sectors: todo.len(), mismatches, extra };
+    Ok(totals.finish(out, args.sectors.is_empty(), (&our_sectors, &their_sectors, &label))?)
 }
 
 #[cfg(test)]
