@@ -23,7 +23,8 @@ use crate::Finished;
 /// (`results/nine-sliding-timing.csv`, `results/nine-placement-timing.csv`):
 /// each rate is the slots of the units of that kind and size divided by
 /// their seconds, so the model gives that run's 3,236 s of sliding pairs
-/// and 2,738 s of placement sectors back.
+/// and 2,738 s of placement sectors back (`results/fit-rates.py` fits them
+/// to a run).
 /// Lasker placement pairs look up every placement in a solved table: 0.9
 /// (6 stones) to 1.8 (5 stones) M slots/s measured, so a third of the
 /// sliding rate.
