@@ -26,6 +26,7 @@ use crate::args::RulesArg;
 /// `.mtz`; a sector with a single-sided stub on either side by values
 /// checksum), position by position. Exits non-zero on any mismatch.
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("against").required(true).args(["malom", "with"])))]
 pub struct CompareArgs {
     #[command(flatten)]
     rules: RulesArg,
@@ -34,7 +35,7 @@ pub struct CompareArgs {
     db: PathBuf,
     /// Malom's database directory (`std.secval` and `std_*.sec2` for
     /// `nine`, `mora_*` for `morabaraba`, `lask_*` for `lasker`).
-    #[arg(long, value_name = "DIR", required_unless_present = "with", conflicts_with = "with")]
+    #[arg(long, value_name = "DIR")]
     malom: Option<PathBuf>,
     /// Another database directory of ours, of the same rule set (an earlier
     /// release's tables, say).
@@ -128,14 +129,15 @@ struct Totals {
 
 impl Totals {
     /// Writes the closing lines: the totals, and (when every sector in both
-    /// was compared, `all`) the sectors of one directory only, `other`
-    /// naming the second directory. The exit code: success without a
-    /// mismatch.
+    /// was compared, `all`) the sectors of one directory only, `names`
+    /// naming the first directory and the second. The exit code: success
+    /// without a mismatch.
     fn finish(
         self,
         out: &mut dyn Write,
         all: bool,
-        (ours, theirs, other): (&BTreeSet<Sector>, &BTreeSet<Sector>, &str),
+        (ours, theirs): (&BTreeSet<Sector>, &BTreeSet<Sector>),
+        names: (&str, &str),
     ) -> std::io::Result<ExitCode> {
         let Totals { start, compared, sectors, mismatches, extra } = self;
         let seconds = start.elapsed().as_secs_f64();
@@ -151,10 +153,10 @@ impl Totals {
             let only = |a: &BTreeSet<Sector>, b: &BTreeSet<Sector>| sorted(a.difference(b).copied().collect());
             let (only_ours, only_theirs) = (only(ours, theirs), only(theirs, ours));
             if !only_ours.is_empty() {
-                writeln!(out, "not in {other}, not compared: {}", list(&only_ours))?;
+                writeln!(out, "not in {}, not compared: {}", names.1, list(&only_ours))?;
             }
             if !only_theirs.is_empty() {
-                writeln!(out, "not in ours, not compared: {}", list(&only_theirs))?;
+                writeln!(out, "not in {}, not compared: {}", names.0, list(&only_theirs))?;
             }
         }
         Ok(if mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
@@ -264,7 +266,8 @@ fn against_malom(
     bar.finish_and_clear();
     let extra = if layout > 0 { format!(", {layout} layout differences") } else { String::new() };
     let totals = Totals { start, compared, sectors: todo.len(), mismatches, extra };
-    Ok(totals.finish(out, args.sectors.is_empty(), (&our_sectors, &malom_sectors, "Malom's directory"))?)
+    let names = ("ours", "Malom's directory");
+    Ok(totals.finish(out, args.sectors.is_empty(), (&our_sectors, &malom_sectors), names)?)
 }
 
 /// `morris compare --with DIR`: every entry of two databases of ours
@@ -333,7 +336,7 @@ fn against_ours(args: &CompareArgs, rules: RuleSet, with: &Path, out: &mut dyn W
             for m in &d.examples {
                 writeln!(
                     out,
-                    "  {} (slot {}): ours {}, theirs {}",
+                    "  {} (slot {}): --db {}, --with {}",
                     m.position.to_text(&board),
                     m.slot,
                     shown(m.ours),
@@ -361,9 +364,9 @@ fn against_ours(args: &CompareArgs, rules: RuleSet, with: &Path, out: &mut dyn W
     } else {
         String::new()
     };
-    let label = with.display().to_string();
+    let (db, other) = (args.db.display().to_string(), with.display().to_string());
     let totals = Totals { start, compared, sectors: todo.len(), mismatches, extra };
-    Ok(totals.finish(out, args.sectors.is_empty(), (&our_sectors, &their_sectors, &label))?)
+    Ok(totals.finish(out, args.sectors.is_empty(), (&our_sectors, &their_sectors), (&db, &other))?)
 }
 
 #[cfg(test)]
@@ -519,7 +522,7 @@ mod tests {
         let (code, text) = run_with(&["--db", db, "--with", c.path().to_str().unwrap(), "-q"]);
         assert_eq!(code, ExitCode::FAILURE, "{text}");
         assert!(text.contains(&format!("sector 4-5: {positions} positions compared, 1 mismatch\n")), "{text}");
-        assert!(text.contains(&format!("(slot {slot}): ours {before:?}, theirs {after:?}\n")), "{text}");
+        assert!(text.contains(&format!("(slot {slot}): --db {before:?}, --with {after:?}\n")), "{text}");
         assert!(text.contains("sector 4-4: "), "{text}");
         assert_eq!(text.matches(" 0 mismatches\n").count(), sectors.len() - 1, "{text}");
 
