@@ -210,10 +210,19 @@ struct ThemOrbit {
     /// Per point `r` of `them`: where `them` less `r` lies among the sets of
     /// one stone fewer (for captures; `None` without such a table).
     removed: [Option<Located>; 32],
+    /// A mill closed against `them` removes a stone ([`mill_removes`]).
+    removes: bool,
+    /// The stones of `them` a mill may remove ([`removable`]).
+    victims: Bitboard,
+    /// A capture leaves the opponent fewer than 3 stones on the board and
+    /// in hand: the side to move wins at once by closing a mill.
+    capture_wins: bool,
 }
 
 impl ThemOrbit {
-    fn new(them: Bitboard, successors: &Successors) -> ThemOrbit {
+    /// What the positions of `sector` whose opponent's stones are `them`
+    /// share.
+    fn new(rules: &RuleSet, sector: Sector, them: Bitboard, successors: &Successors) -> ThemOrbit {
         let n = them.count_ones();
         let quiet = successors
             .tables
@@ -237,7 +246,16 @@ impl ThemOrbit {
                 removed[r as usize] = Some(cindex.locate(them & !(1 << r)));
             }
         }
-        ThemOrbit { them, quiet, removed }
+        ThemOrbit {
+            them,
+            quiet,
+            removed,
+            removes: mill_removes(rules, them),
+            victims: removable(rules, them),
+            // `them` less one stone, plus its hand, below 3 (written
+            // without the subtraction: `them` may be empty, with no capture).
+            capture_wins: them.count_ones() + u32::from(sector.bh) < 4,
+        }
     }
 }
 
@@ -593,7 +611,7 @@ impl Verifier {
         orbit: usize,
         t: &mut Totals,
     ) {
-        let ctx = ThemOrbit::new(by_them.orbit_table().representative(orbit), successors);
+        let ctx = ThemOrbit::new(&self.rules, sector, by_them.orbit_table().representative(orbit), successors);
         // The stored values are read after the orbit's values are derived,
         // back to back: reads at scattered slots that the processor overlaps
         // (read one by one, each stalled the derivation).
@@ -683,12 +701,12 @@ impl Verifier {
             return None;
         }
         if sector.wh > 0 && !rules.lasker() && !rules.remove_per_mill() {
-            if let Some(v) = self.derive_placing(us, ctx, sector, successors, slots, entries) {
+            if let Some(v) = self.derive_placing(us, ctx, successors, slots, entries) {
                 return Some(v);
             }
         }
         if sector.wh == 0 && !rules.remove_per_mill() {
-            if let Some(v) = self.derive_moving(us, ctx, sector, successors, slots, entries) {
+            if let Some(v) = self.derive_moving(us, ctx, successors, slots, entries) {
                 return Some(v);
             }
         }
@@ -766,7 +784,6 @@ impl Verifier {
         &self,
         us: Bitboard,
         ctx: &ThemOrbit,
-        sector: Sector,
         successors: &Successors,
         slots: &mut Vec<(usize, usize)>,
         entries: &mut Vec<u16>,
@@ -781,7 +798,7 @@ impl Verifier {
         let quiet = successors.by_move[1][0]?;
         let placements = ctx.quiet[quiet].1.as_ref()?.extensions(us);
         let mut closing = 0;
-        if mill_removes(rules, them) {
+        if ctx.removes {
             for p in Points(empty) {
                 if board.closes_mill(us | 1 << p, p) {
                     closing |= 1 << p;
@@ -791,10 +808,10 @@ impl Verifier {
         slots.clear();
         entries.clear();
         if closing != 0 {
-            if them.count_ones() - 1 + u32::from(sector.bh) < 3 {
+            if ctx.capture_wins {
                 return Some(Value::LOST.back());
             }
-            let captures = Captures::new(rules, successors, 1, them)?;
+            let captures = Captures::new(successors, 1)?;
             for p in Points(closing) {
                 captures.push(ctx, us | 1 << p, slots)?;
             }
@@ -818,7 +835,6 @@ impl Verifier {
         &self,
         us: Bitboard,
         ctx: &ThemOrbit,
-        sector: Sector,
         successors: &Successors,
         slots: &mut Vec<(usize, usize)>,
         entries: &mut Vec<u16>,
@@ -830,7 +846,6 @@ impl Verifier {
         let quiet = successors.by_move[0][0]?;
         let block = ctx.quiet[quiet].1.as_ref()?;
         let flying = rules.flies(us.count_ones());
-        let removes = mill_removes(rules, them);
         // Set up on the first mill.
         let mut captures: Option<Captures> = None;
         slots.clear();
@@ -840,13 +855,13 @@ impl Verifier {
             let rest = us & !(1 << from);
             for to in Points(targets) {
                 let after = rest | 1 << to;
-                if removes && board.closes_mill(after, to) {
-                    if them.count_ones() - 1 + u32::from(sector.bh) < 3 {
+                if ctx.removes && board.closes_mill(after, to) {
+                    if ctx.capture_wins {
                         return Some(Value::LOST.back());
                     }
                     let c = match &captures {
                         Some(c) => c,
-                        None => captures.insert(Captures::new(rules, successors, 0, them)?),
+                        None => captures.insert(Captures::new(successors, 0)?),
                     };
                     c.push(ctx, after, slots)?;
                 } else {
@@ -970,31 +985,30 @@ impl Verifier {
 }
 
 /// Where a position's captures lead: the successor table of the moves that
-/// place (`placed` 1) or move (0) a stone and remove one, and the stones
-/// they may remove.
+/// place (`placed` 1) or move (0) a stone and remove one (the stones they
+/// may remove are [`ThemOrbit::victims`]).
 struct Captures<'a> {
     table: usize,
     index: &'a SectorIndex,
-    victims: Bitboard,
 }
 
 impl<'a> Captures<'a> {
-    /// The captures of a position whose opponent has `them`; `None` when
-    /// their table is missing or unusable.
-    fn new(rules: &RuleSet, successors: &'a Successors, placed: usize, them: Bitboard) -> Option<Captures<'a>> {
+    /// The captures by a move that places a stone (`placed` 1) or moves one
+    /// (0); `None` when their table is missing or unusable.
+    fn new(successors: &'a Successors, placed: usize) -> Option<Captures<'a>> {
         let table = successors.by_move[placed][1]?;
         let Ok((index, _)) = &successors.tables[table].1 else {
             return None;
         };
-        Some(Captures { table, index, victims: removable(rules, them) })
+        Some(Captures { table, index })
     }
 
     /// Appends the slots of the captures by a move leaving the mover's
-    /// stones `after`, one per removable stone; `None` when the set less a
+    /// stones `after`, one per removable stone of `ctx.them`; `None` when the set less a
     /// stone is not located (no table of one stone fewer in `ctx`).
     #[inline]
     fn push(&self, ctx: &ThemOrbit, after: Bitboard, slots: &mut Vec<(usize, usize)>) -> Option<()> {
-        for r in Points(self.victims) {
+        for r in Points(ctx.victims) {
             slots.push((self.table, self.index.index_at(ctx.removed[r as usize]?, after) as usize));
         }
         Some(())
