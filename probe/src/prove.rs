@@ -33,7 +33,7 @@ use morris_db::index::rank_among_empty;
 use morris_db::moves::{apply_move, for_each_move};
 use morris_db::symmetry::SymmetryGroup;
 use morris_db::wdl::Wdl;
-use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex};
+use morris_db::{Bitboard, Color, Move, Position, RuleSet, Sector, SectorIndex};
 
 use crate::tables::{read_wdl, Answer, WdlSlots};
 use crate::wdl::WdlDatabase;
@@ -492,11 +492,14 @@ impl<'a> Prover<'a> {
             }
         };
         if leaf.derived() {
-            return Err(ProbeError::Unsupported(format!(
-                "{}: a single-sided stub; the search reads the sliding tables' values from WDL files \
-                 (`--wdl`) or from full tables",
-                leaf.file_path().display()
-            )));
+            // A single-sided stub (DTM or WDL): one more ply, into the
+            // files kept.
+            let pos = Position::from_sector(Sector::sliding(w as u8, b as u8), Color::White, us, them);
+            self.stats.table_probes += 1;
+            return Ok(match &wdl_db {
+                Some(wdl) => signed(wdl.searched_value(&pos)?),
+                None => signed(db.searched_value(&pos)?),
+            });
         }
         let v = signed(read_wdl(&**leaf, index)?);
         self.stats.table_probes += 1;

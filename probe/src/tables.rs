@@ -231,6 +231,10 @@ impl WdlSlots for WdlTable {
     fn file_path(&self) -> &Path {
         self.path()
     }
+
+    fn derived(&self) -> bool {
+        self.coding() == morris_db::wdl::WdlCoding::Derived
+    }
 }
 
 /// Win, draw or loss of a canonical position's `slot` in `file`.

@@ -79,6 +79,10 @@ pub const ENCODING_WDL_GROUPS_V1: u32 = 5;
 /// derived by one ply of search from the tables the sector's moves lead
 /// to ([`crate::derived`]).
 pub const ENCODING_DTM_DERIVED: u32 = 9;
+/// Entry encoding of single-sided WDL stubs (`.mwdl` with no payload): no
+/// values, they are derived by one ply of search from the WDL files of the
+/// sectors the sector's moves lead to ([`crate::wdl`]).
+pub const ENCODING_WDL_DERIVED: u32 = 10;
 
 /// What tells one file format from another in the shared header.
 #[derive(Debug)]

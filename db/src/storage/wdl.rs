@@ -16,7 +16,7 @@
 //! | 24 | 16 | rule-set name, UTF-8, zero-padded |
 //! | 40 | 4 | sector: w, b, wh, bh (one byte each) |
 //! | 44 | 4 | index scheme version ([`crate::table::INDEX_VERSION`]) |
-//! | 48 | 4 | entry encoding ([`ENCODING_WDL_BASE3`], [`ENCODING_WDL_BASE3_ZSTD`] or [`ENCODING_WDL_GROUPS`]) |
+//! | 48 | 4 | entry encoding ([`ENCODING_WDL_BASE3`], [`ENCODING_WDL_BASE3_ZSTD`], [`ENCODING_WDL_GROUPS`] or [`ENCODING_WDL_DERIVED`]) |
 //! | 52 | 4 | reserved, zero |
 //! | 56 | 8 | entry count (slots) |
 //! | 64 | 8 | canonical positions |
@@ -61,6 +61,15 @@
 //! in about a third of its bytes.
 //! Padding slots may read as any value in this form.
 //!
+//! **Single-sided stub** (encoding [`ENCODING_WDL_DERIVED`], same
+//! extension and header, no payload; `morris export-wdl --single-sided`):
+//! the sector's values are not stored. A probe values a position of it by
+//! one ply of search, the best of its moves into the WDL files of the
+//! sectors they lead to, none of which is a stub
+//! ([`crate::derived::choose`] picks the sectors, as for DTM stubs). The
+//! header keeps the counts of the table it stands for and its payload
+//! checksum; the payload checksum field is that of no bytes.
+//!
 //! Files are written under a temporary name (`.tmp` appended), synced and
 //! renamed; the compressed and grouped forms are read back against the
 //! source table before the rename. Opening checks every header field and
@@ -90,7 +99,7 @@ pub const WDL_MAGIC: [u8; 8] = *b"MORRISWD";
 pub const WDL_FORMAT_VERSION: u32 = 1;
 pub use crate::storage::groups::SLOTS_PER_BYTE;
 pub use crate::storage::header::{
-    ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_GROUPS, ENCODING_WDL_GROUPS_V1,
+    ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_DERIVED, ENCODING_WDL_GROUPS, ENCODING_WDL_GROUPS_V1,
 };
 /// Payload bytes per independently compressed block of a compressed WDL
 /// file (5,120 slots).
@@ -224,7 +233,7 @@ impl OwnFields for WdlFields {
     const FORMAT: Format = Format {
         magic: WDL_MAGIC,
         version: WDL_FORMAT_VERSION,
-        encodings: &[ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_GROUPS],
+        encodings: &[ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_GROUPS, ENCODING_WDL_DERIVED],
         retired: &[(
             ENCODING_WDL_GROUPS_V1,
             "grouped WDL files written before uniform runs are no longer read: export them again with `morris export-wdl --compress`",
@@ -256,6 +265,10 @@ impl OwnFields for WdlFields {
                 Ok(WdlLayout { form: Form::Zstd(Blocks::parse(map, bytes, &[WDL_BLOCK_BYTES], 0, path)?) })
             }
             ENCODING_WDL_GROUPS => Ok(WdlLayout { form: Form::Groups(Groups::parse(map, header.entry_count, path)?) }),
+            ENCODING_WDL_DERIVED => {
+                check_file_size(header, map.len(), Some(0), path)?;
+                Ok(WdlLayout { form: Form::Derived })
+            }
             _ => {
                 check_file_size(header, map.len(), payload_size(header.entry_count), path)?;
                 Ok(WdlLayout { form: Form::Plain })
@@ -286,6 +299,8 @@ enum Form {
     Zstd(Blocks),
     /// Groups of 256 slots.
     Groups(Groups),
+    /// No values: a single-sided stub.
+    Derived,
 }
 
 /// The forms a WDL file's values may take (its entry encoding), as
@@ -298,6 +313,9 @@ pub enum WdlCoding {
     Groups,
     /// [`ENCODING_WDL_BASE3_ZSTD`]: the fewest bytes, slowest look-ups.
     Zstd,
+    /// [`ENCODING_WDL_DERIVED`]: no values; a single-sided stub, whose
+    /// positions a probe values by one ply of search.
+    Derived,
 }
 
 /// The header of the WDL file of `table` (counts still zero).
@@ -444,6 +462,39 @@ pub fn export_table_grouped(table: &Table, path: &Path) -> Result<WdlHeader, Tab
     Ok(h)
 }
 
+/// Writes the single-sided stub of `table`'s sector to `path` (encoding
+/// [`ENCODING_WDL_DERIVED`], atomically, read back before it gets its
+/// name): the header of the WDL file it stands for, with `table`'s counts
+/// and payload checksum, and no payload. A probe values the sector's
+/// positions by one ply of search into the WDL files of the sectors its
+/// moves lead to, which must hold values
+/// ([`crate::derived::choose`] picks such sectors); nothing of `table` is
+/// read but its header.
+///
+/// # Errors
+/// [`TableError::Io`] naming the file (a full disk among them), or what
+/// opening it again returns.
+pub fn write_stub(table: &Table, path: &Path) -> Result<WdlHeader, TableError> {
+    let src = table.header();
+    let mut h = header_for(table, ENCODING_WDL_DERIVED);
+    h.canonical_positions = src.canonical_positions;
+    (h.wins, h.losses, h.draws) = (src.wins, src.losses, src.draws);
+    h.payload_checksum = xxhash_rust::xxh3::xxh3_64(&[]);
+    write_checked(
+        path,
+        |w| w.write_all(&h.encode()),
+        |tmp| {
+            let back = WdlTable::open_unchecked(tmp)?;
+            back.verify_checksum()?;
+            if back.header() != &h {
+                return Err(TableError::corrupt(tmp, "header", "reads back other than written".to_string()));
+            }
+            Ok(())
+        },
+    )?;
+    Ok(h)
+}
+
 /// Opens the just-written WDL file `tmp` and checks it against the header
 /// `h` it was written with and the DTM `table` it was exported from: the
 /// header, the payload checksum, and the value of every slot that is a
@@ -492,11 +543,13 @@ impl WdlTable {
             Form::Plain => WdlCoding::Plain,
             Form::Zstd(_) => WdlCoding::Zstd,
             Form::Groups(_) => WdlCoding::Groups,
+            Form::Derived => WdlCoding::Derived,
         }
     }
 
-    /// The value at `slot`; `None` past the end and where the bytes are
-    /// damaged. Padding slots (not canonical positions) read as draws,
+    /// The value at `slot`; `None` past the end, where the bytes are
+    /// damaged, and everywhere in a single-sided stub (which holds no
+    /// value). Padding slots (not canonical positions) read as draws,
     /// except in grouped files, where they may read as any value.
     #[inline]
     pub fn wdl(&self, slot: u64) -> Option<Wdl> {
@@ -508,6 +561,7 @@ impl WdlTable {
             Form::Groups(groups) => return groups.code(self.bytes(), slot).map(Wdl::from_code),
             Form::Zstd(blocks) => blocks.byte(self.bytes(), i)?,
             Form::Plain => *self.bytes().get(HEADER_SIZE + usize::try_from(i).ok()?)?,
+            Form::Derived => return None,
         };
         base3_digit(byte, (slot % SLOTS_PER_BYTE) as usize).map(Wdl::from_code)
     }

@@ -1,6 +1,12 @@
 //! `morris export-wdl`: writes the compact WDL files (1.6 bits per slot,
 //! or smaller with `--compress`: grouped, or zstd blocks;
 //! [`morris_db::wdl`]) of a database's tables into another directory.
+//!
+//! With `--single-sided` about half the sectors, those
+//! [`morris_db::derived::choose`] picks, get a stub with no values
+//! ([`morris_db::wdl::write_stub`]) instead, whose positions the probe
+//! values by one ply of search; each stub is written only after a sample
+//! of its positions searched that way agreed with the DTM table.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,9 +16,12 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use morris_db::wdl::{
-    export_table, export_table_compressed, export_table_grouped, wdl_path, WdlCoding, WdlTable, WDL_DEFAULT_LEVEL,
+    export_table, export_table_compressed, export_table_grouped, wdl_path, write_stub, Wdl, WdlCoding, WdlTable,
+    WDL_DEFAULT_LEVEL,
 };
-use morris_db::{Store, Table};
+use morris_db::{derived, RuleSet, Sector, Store, Table};
+use morris_probe::wdl::WdlDatabase;
+use morris_probe::{sample, Database};
 
 use crate::args::{DbArg, RulesArg};
 
@@ -42,6 +51,21 @@ pub struct ExportWdlArgs {
     /// slower to write, as fast to read; default 9).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..=22))]
     level: Option<i32>,
+    /// Single-sided files, as Syzygy's DTZ tables: about half the sectors
+    /// get a stub of 128 bytes with no values instead of a file, and
+    /// `value`, `prove` and `serve` value their positions by one ply of
+    /// search into the files kept (about 20 look-ups a probe). A sector
+    /// gets a stub only where none of the sectors its moves lead to does;
+    /// the largest (by the entropy of their win, draw and loss counts) are
+    /// chosen first. Each stub is written only after a sample of its
+    /// positions, searched that way, agreed with the DTM table.
+    #[arg(long)]
+    single_sided: bool,
+    /// With `--single-sided`: positions of each stub's sector, drawn at
+    /// random (seeded), whose searched value is compared with the DTM
+    /// table's before the stub is written.
+    #[arg(long, default_value_t = 1000, requires = "single_sided", value_parser = crate::args::number::<usize>(1..=100_000_000))]
+    check_positions: usize,
 }
 
 /// The forms of `--compress`.
@@ -73,19 +97,25 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("{} holds no table of rule set `{}`", dir.display(), rules.name());
     }
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let stubs = if args.single_sided { choose_stubs(&rules, dir, &sectors)? } else { Vec::new() };
     let start = Instant::now();
     let (mut positions, mut dtm_bytes, mut wdl_bytes, mut kept) = (0u64, 0u64, 0u64, 0usize);
     writeln!(out, "{:<9} {:>14} {:>14} {:>14} {:>10}", "sector", "positions", "DTM bytes", "WDL bytes", "bytes/pos")?;
-    for sector in sectors {
+    // The files first, then the stubs, whose check searches into them.
+    let total = sectors.len();
+    let (files, stubbed): (Vec<Sector>, Vec<Sector>) = sectors.into_iter().partition(|s| !stubs.contains(s));
+    let mut checks: Option<(Database, WdlDatabase)> = None;
+    for (i, sector) in files.into_iter().chain(stubbed).enumerate() {
+        let stub = stubs.contains(&sector);
         let len = rules.sector_index(sector)?.len();
         let table = Table::open(dir, &rules, sector, len)?;
-        table.verify_checksum()?;
         let path = wdl_path(&args.out, &rules, sector);
+        let wanted = if stub { WdlCoding::Derived } else { coding };
         // A file exported from this very table (same payload checksum) is kept.
         let existing = WdlTable::open(&args.out, &rules, sector, len)
             .ok()
             .filter(|w| w.header().own.source_checksum == table.header().payload_checksum)
-            .filter(|w| w.coding() == coding)
+            .filter(|w| w.coding() == wanted)
             .filter(|w| w.verify_checksum().is_ok());
         let (count, size) = match existing {
             Some(w) => {
@@ -93,7 +123,19 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
                 (w.header().canonical_positions, w.file_size())
             }
             None => {
-                let h = match coding {
+                table.verify_checksum()?;
+                let h = match wanted {
+                    WdlCoding::Derived => {
+                        let (dtm, wdl) = match &mut checks {
+                            Some(c) => c,
+                            None => checks.insert((
+                                Database::open(dir, rules.clone())?,
+                                WdlDatabase::open(&args.out, rules.clone())?,
+                            )),
+                        };
+                        check_stub(dtm, wdl, sector, args.check_positions, i as u64)?;
+                        write_stub(&table, &path)?
+                    }
                     WdlCoding::Plain => export_table(&table, &path)?,
                     WdlCoding::Groups => export_table_grouped(&table, &path)?,
                     WdlCoding::Zstd => export_table_compressed(&table, &path, args.level.unwrap_or(WDL_DEFAULT_LEVEL))?,
@@ -108,13 +150,17 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
         wdl_bytes += size;
         writeln!(
             out,
-            "{:<9} {:>14} {:>14} {:>14} {:>10.4}",
+            "{:<9} {:>14} {:>14} {:>14} {:>10.4}{}",
             sector.to_string(),
             count,
             dtm,
             size,
-            size as f64 / count.max(1) as f64
+            size as f64 / count.max(1) as f64,
+            if stub { "  stub" } else { "" }
         )?;
+    }
+    if args.single_sided {
+        writeln!(out, "single-sided: {} of {total} sectors have a stub", stubs.len())?;
     }
     writeln!(
         out,
@@ -129,4 +175,59 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
         if kept > 0 { format!("; {kept} files already up to date were kept") } else { String::new() }
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The sectors of `sectors` (those with a DTM table in `dir`) that get a
+/// single-sided stub: [`derived::choose`], each weighted by the bytes its
+/// WDL file would take at the zero-order entropy of its table's win, draw
+/// and loss counts (a stub saves about that much).
+///
+/// # Errors
+/// When a table cannot be opened, or a line wins under `rules` (a position
+/// is then not decided by one ply of moves).
+fn choose_stubs(rules: &RuleSet, dir: &std::path::Path, sectors: &[Sector]) -> anyhow::Result<Vec<Sector>> {
+    if rules.line_wins() {
+        anyhow::bail!(
+            "rule set `{}`: a line wins, so a position is not decided by one ply of moves; no file can be single-sided",
+            rules.name()
+        );
+    }
+    let mut weighted = Vec::with_capacity(sectors.len());
+    for &sector in sectors {
+        let h = Table::open(dir, rules, sector, rules.sector_index(sector)?.len())?.header().clone();
+        let n = h.canonical_positions as f64;
+        let bits: f64 = [h.wins, h.losses, h.draws]
+            .into_iter()
+            .filter(|&c| c > 0)
+            .map(|c| -(c as f64) * (c as f64 / n).log2())
+            .sum();
+        weighted.push((sector, (bits / 8.0).ceil() as u64));
+    }
+    Ok(derived::choose(rules, &weighted))
+}
+
+/// Compares `n` positions of `sector` drawn at random (seeded by `seed`)
+/// valued by one ply of search into the WDL files of `wdl` with their
+/// values in the DTM tables of `dtm`.
+///
+/// # Errors
+/// The first position where the two differ (nothing is written then), or
+/// what probing either returns.
+fn check_stub(dtm: &Database, wdl: &WdlDatabase, sector: Sector, n: usize, seed: u64) -> anyhow::Result<()> {
+    let rules = dtm.rules();
+    for s in sample(dtm, sector, n, 0x5eed ^ seed)? {
+        let fen = || s.position.to_fen(rules).unwrap_or_else(|_| format!("{:?}", s.position));
+        let searched = wdl
+            .searched_value(&s.position)
+            .with_context(|| format!("sector {sector}: cannot search {} one ply", fen()))?;
+        if searched != Wdl::from(s.value) {
+            anyhow::bail!(
+                "sector {sector}: position {} holds {} in the DTM table, but one ply of search into the WDL files \
+                 gives {searched}; its stub was not written (run `morris verify`)",
+                fen(),
+                s.value
+            );
+        }
+    }
+    Ok(())
 }

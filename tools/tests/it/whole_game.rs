@@ -368,6 +368,100 @@ fn single_sided_tables_answer_as_the_full_ones_everywhere() {
     assert_eq!(stub_sectors(&rules, dir.path()), stubs);
 }
 
+/// The total of the "WDL bytes" an `export-wdl` run printed.
+fn wdl_bytes(out: &str) -> u64 {
+    out.split(" bytes, ")
+        .next()
+        .and_then(|t| t.rsplit(": ").next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no total in:\n{out}"))
+}
+
+#[test]
+fn single_sided_wdl_files_answer_as_the_full_tables_everywhere() {
+    let (clean_dir, expected) = clean();
+    let rules = RuleSet::preset("six").unwrap();
+    let export = |out: &Path, more: &[&str]| {
+        let args = [&["export-wdl", "--rules", "six", "--compress", "--out", out.to_str().unwrap()], more].concat();
+        ok(&args, clean_dir.path())
+    };
+    let whole = tempfile::tempdir().unwrap();
+    let whole_out = export(whole.path(), &[]);
+    let wdl = tempfile::tempdir().unwrap();
+    let out = export(wdl.path(), &["--single-sided", "--check-positions", "50"]);
+    let db = morris_probe::wdl::WdlDatabase::open(wdl.path(), rules.clone()).unwrap();
+    let sectors = db.sectors().unwrap();
+    assert_eq!(sectors.len(), expected.len(), "{out}");
+    let stubs: Vec<Sector> = sectors
+        .iter()
+        .copied()
+        .filter(|&s| db.table(s).unwrap().coding() == morris_db::wdl::WdlCoding::Derived)
+        .collect();
+    assert!(stubs.len() >= 40, "{} stubs: {out}", stubs.len());
+    assert!(out.contains(&format!("{} of {} sectors have a stub", stubs.len(), expected.len())), "{out}");
+    assert_eq!(out.matches("  stub").count(), stubs.len(), "{out}");
+    // No stub's moves lead into another stub.
+    for &s in &stubs {
+        for child in rules.successor_sectors(s) {
+            assert!(!stubs.contains(&child), "{s} leads into {child}, a stub too");
+        }
+    }
+    let (single, full) = (wdl_bytes(&out), wdl_bytes(&whole_out));
+    assert!(single < full * 3 / 4, "single-sided {single} bytes, whole {full}");
+
+    // Every position of every sector, through `Tables` and a
+    // `TableProber`: the clean DTM table's value, less its distance.
+    let dtm = Database::open(clean_dir.path(), rules.clone()).unwrap();
+    let mut prober = db.prober();
+    let mut searched = 0u64;
+    for &sector in &sectors {
+        let color = morris_probe::longest::side_to_move(&rules, sector);
+        let index = rules.indexer().sector(sector);
+        for slot in 0..index.len() {
+            let Some((us, them)) = index.position(slot) else { continue };
+            let pos = morris_db::Position::from_sector(sector, color, us, them);
+            let want = morris_db::wdl::Wdl::from(dtm.value(&pos).unwrap());
+            assert_eq!(db.wdl(&pos).unwrap(), want, "{sector} slot {slot}");
+            assert_eq!(prober.wdl(&pos).unwrap(), want, "{sector} slot {slot}, prober");
+            searched += stubs.contains(&sector) as u64;
+        }
+    }
+    assert!(searched > 100_000, "{searched} positions of stubs");
+
+    // A second run keeps every file and stub.
+    let again = export(wdl.path(), &["--single-sided"]);
+    assert!(again.contains(&format!("{} files already up to date were kept", expected.len())), "{again}");
+
+    // A stub's sector whose table disagrees with its moves (every win made
+    // a draw, under a valid checksum) gets no stub, and the run fails.
+    let bad = crate::common::copy_of(clean_dir.path());
+    let sector = *stubs.iter().max_by_key(|s| dtm.table(**s).unwrap().header().wins).unwrap();
+    assert!(dtm.table(sector).unwrap().header().wins > 1000);
+    let len = rules.indexer().sector(sector).len();
+    let table = Table::open(bad.path(), &rules, sector, len).unwrap();
+    let entries: Vec<u16> = (0..len)
+        .map(|slot| match table.value(slot) {
+            Some(morris_db::Value::Win(_)) => morris_db::Value::Draw.to_entry(),
+            _ => table.entry(slot).unwrap(),
+        })
+        .collect();
+    drop(table);
+    let path = morris_db::table::table_path(bad.path(), &rules, sector);
+    let header = morris_db::TableHeader::for_entries(&rules, sector, &entries);
+    morris_db::table::write_table(&path, &header, &entries).unwrap();
+    let bad_out = tempfile::tempdir().unwrap();
+    let args = ["export-wdl", "--rules", "six", "--single-sided", "--out", bad_out.path().to_str().unwrap()];
+    let run = run(&args, bad.path());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{err}");
+    assert!(err.contains("its stub was not written"), "{err}");
+    // The sector named is the changed one, or one whose moves lead into it
+    // (the stubs are chosen by the tables' counts, which changed too); it
+    // has no file.
+    let named = err.split("sector ").nth(1).and_then(|t| Sector::parse(t.split(':').next()?)).expect(&err);
+    assert!(named == sector || rules.successor_sectors(named).contains(&sector), "{err}");
+    assert!(!morris_db::wdl::wdl_path(bad_out.path(), &rules, named).exists());
+}
+
 #[test]
 fn single_sided_stubs_that_meet_are_refused_with_their_reason() {
     let (clean_dir, _) = clean();
