@@ -42,11 +42,14 @@
 //!
 //! **Compressed** (encoding [`ENCODING_WDL_BASE3_ZSTD`], same extension
 //! and header; `morris export-wdl --compress`): the same payload bytes in
-//! blocks of [`WDL_BLOCK_BYTES`] (5,120 slots), each compressed on its own
+//! blocks of [`WDL_BLOCK_BYTES`] (5,120 slots) by default, or of another of
+//! [`WDL_BLOCK_SIZES`] (`--block-bytes`), each compressed on its own
 //! with zstd, laid out as `storage::blocks` describes (no list of
-//! its own); the payload checksum covers everything after the header. A
-//! look-up decompresses one block of 1 KiB unless the thread has it
-//! already. Most sectors are nearly all wins or all losses for the side to
+//! its own; its sub-header gives the block size); the payload checksum
+//! covers everything after the header. A look-up decompresses one block
+//! unless the thread has it already: larger blocks take fewer bytes and
+//! make a look-up that misses slower. Files with blocks other than 1 KiB
+//! are read from release 0.1.0 of 2026-12-05 on. Most sectors are nearly all wins or all losses for the side to
 //! move, so this takes a third or less of the plain file's bytes.
 //!
 //! **Grouped** (encoding [`ENCODING_WDL_GROUPS`], same extension and
@@ -102,8 +105,11 @@ pub use crate::storage::header::{
     ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_DERIVED, ENCODING_WDL_GROUPS, ENCODING_WDL_GROUPS_V1,
 };
 /// Payload bytes per independently compressed block of a compressed WDL
-/// file (5,120 slots).
+/// file by default (5,120 slots).
 pub const WDL_BLOCK_BYTES: usize = 1024;
+/// The block sizes a compressed WDL file may have, payload bytes (five
+/// slots a byte).
+pub const WDL_BLOCK_SIZES: [usize; 3] = [WDL_BLOCK_BYTES, 4096, 16384];
 /// The zstd level of `morris export-wdl --compress` by default.
 pub const WDL_DEFAULT_LEVEL: i32 = 9;
 pub use crate::store::WDL_EXTENSION;
@@ -262,7 +268,7 @@ impl OwnFields for WdlFields {
             ENCODING_WDL_BASE3_ZSTD => {
                 let bytes = payload_size(header.entry_count)
                     .ok_or_else(|| TableError::corrupt(path, "entry count", "too large".to_string()))?;
-                Ok(WdlLayout { form: Form::Zstd(Blocks::parse(map, bytes, &[WDL_BLOCK_BYTES], 0, path)?) })
+                Ok(WdlLayout { form: Form::Zstd(Blocks::parse(map, bytes, &WDL_BLOCK_SIZES, 0, path)?) })
             }
             ENCODING_WDL_GROUPS => Ok(WdlLayout { form: Form::Groups(Groups::parse(map, header.entry_count, path)?) }),
             ENCODING_WDL_DERIVED => {
@@ -403,18 +409,43 @@ pub fn export_table(table: &Table, path: &Path) -> Result<WdlHeader, TableError>
 /// `table` (field `compressed payload`, naming the slot); nothing is left
 /// under `path` then.
 pub fn export_table_compressed(table: &Table, path: &Path, level: i32) -> Result<WdlHeader, TableError> {
+    export_table_compressed_with(table, path, level, WDL_BLOCK_BYTES)
+}
+
+/// [`export_table_compressed`] in blocks of `block_bytes` payload bytes,
+/// one of [`WDL_BLOCK_SIZES`].
+///
+/// # Errors
+/// As [`export_table_compressed`]; [`TableError::Io`] (invalid input)
+/// for a block size not among [`WDL_BLOCK_SIZES`], before anything is
+/// written.
+pub fn export_table_compressed_with(
+    table: &Table,
+    path: &Path,
+    level: i32,
+    block_bytes: usize,
+) -> Result<WdlHeader, TableError> {
+    if !WDL_BLOCK_SIZES.contains(&block_bytes) {
+        return Err(TableError::io(
+            path,
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{block_bytes} bytes a block; a compressed WDL file has blocks of {WDL_BLOCK_SIZES:?}"),
+            ),
+        ));
+    }
     let mut h = header_for(table, ENCODING_WDL_BASE3_ZSTD);
     let bytes = payload_size(h.entry_count).unwrap_or(0);
     let packed = pack(
         bytes,
-        WDL_BLOCK_BYTES,
+        block_bytes,
         0,
         level,
         path,
         |b, buf| {
             let mut tally = Tally::default();
-            let first = b * WDL_BLOCK_BYTES as u64;
-            for i in first..(first + WDL_BLOCK_BYTES as u64).min(bytes) {
+            let first = b * block_bytes as u64;
+            for i in first..(first + block_bytes as u64).min(bytes) {
                 buf.push(payload_byte(table, i, &mut tally));
             }
             Ok(tally)
@@ -544,6 +575,15 @@ impl WdlTable {
             Form::Zstd(_) => WdlCoding::Zstd,
             Form::Groups(_) => WdlCoding::Groups,
             Form::Derived => WdlCoding::Derived,
+        }
+    }
+
+    /// The bytes of payload in a block of a zstd-compressed file (one of
+    /// [`WDL_BLOCK_SIZES`]); `None` for the other forms.
+    pub fn block_bytes(&self) -> Option<usize> {
+        match &self.layout().form {
+            Form::Zstd(blocks) => Some(blocks.block_bytes()),
+            _ => None,
         }
     }
 

@@ -14,8 +14,8 @@ use std::sync::OnceLock;
 use morris_db::store::TableFile;
 use morris_db::table::{table_path, HEADER_SIZE};
 use morris_db::wdl::{
-    export_table, export_table_compressed, export_table_grouped, payload_size, wdl_path, Wdl, WdlCoding, WdlFields,
-    WdlHeader, WdlTable, ENCODING_WDL_GROUPS_V1, WDL_MAGIC,
+    export_table, export_table_compressed, export_table_compressed_with, export_table_grouped, payload_size, wdl_path,
+    Wdl, WdlCoding, WdlFields, WdlHeader, WdlTable, ENCODING_WDL_GROUPS_V1, WDL_MAGIC,
 };
 use morris_db::{Color, Position, RuleSet, Sector, Setup, Table, TableError};
 use morris_probe::wdl::WdlDatabase;
@@ -179,7 +179,7 @@ fn export_packed(coding: WdlCoding, t: &Table, path: &Path) {
     match coding {
         WdlCoding::Zstd => export_table_compressed(t, path, 9).map(drop),
         WdlCoding::Groups => export_table_grouped(t, path).map(drop),
-        WdlCoding::Plain => unreachable!("not a compressed form"),
+        WdlCoding::Plain | WdlCoding::Derived => unreachable!("not a compressed form"),
     }
     .unwrap()
 }
@@ -247,6 +247,35 @@ fn compressed_files_read_back_as_the_plain_ones_in_fewer_bytes() {
         assert_eq!(fs::read(&path).unwrap(), fs::read(wdl_file(compressed(coding), 3, 4)).unwrap());
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
+}
+
+#[test]
+fn zstd_files_in_larger_blocks_read_back_as_the_plain_ones() {
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    for block_bytes in [4096, 16384] {
+        for (w, b) in SECTORS {
+            let s = Sector::sliding(w, b);
+            let dtm = Table::open(f.dtm, &nine(), s, slots(s)).unwrap();
+            let path = wdl_path(dir.path(), &nine(), s);
+            export_table_compressed_with(&dtm, &path, 3, block_bytes).unwrap();
+            let packed = WdlTable::open(dir.path(), &nine(), s, slots(s)).unwrap();
+            let plain = WdlTable::open(f.wdl.path(), &nine(), s, slots(s)).unwrap();
+            packed.verify_checksum().unwrap();
+            assert_eq!((packed.coding(), packed.block_bytes()), (WdlCoding::Zstd, Some(block_bytes)));
+            assert_eq!(plain.block_bytes(), None);
+            for slot in (0..=slots(s)).rev() {
+                assert_eq!(packed.wdl(slot), plain.wdl(slot), "{block_bytes} {s} slot {slot}");
+            }
+        }
+    }
+    // A size the format does not have: refused, nothing written.
+    let s = Sector::sliding(3, 4);
+    let dtm = Table::open(f.dtm, &nine(), s, slots(s)).unwrap();
+    let path = dir.path().join("odd.mwdl");
+    let err = export_table_compressed_with(&dtm, &path, 3, 2048).unwrap_err();
+    assert!(err.to_string().contains("2048"), "{err}");
+    assert!(!path.exists());
 }
 
 #[test]

@@ -16,8 +16,8 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use morris_db::wdl::{
-    export_table, export_table_compressed, export_table_grouped, wdl_path, write_stub, Wdl, WdlCoding, WdlTable,
-    WDL_DEFAULT_LEVEL,
+    export_table, export_table_compressed_with, export_table_grouped, wdl_path, write_stub, Wdl, WdlCoding, WdlTable,
+    WDL_BLOCK_BYTES, WDL_DEFAULT_LEVEL,
 };
 use morris_db::{derived, RuleSet, Sector, Store, Table};
 use morris_probe::wdl::WdlDatabase;
@@ -51,6 +51,12 @@ pub struct ExportWdlArgs {
     /// slower to write, as fast to read; default 9).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..=22))]
     level: Option<i32>,
+    /// The block size of `--compress zstd`, payload bytes (five slots a
+    /// byte): 1024 (the default), 4096 or 16384. Larger blocks take fewer
+    /// bytes; a look-up that misses the thread's cache decompresses one
+    /// block, so probes at random are slower.
+    #[arg(long, value_name = "BYTES", value_parser = clap::builder::PossibleValuesParser::new(["1024", "4096", "16384"]))]
+    block_bytes: Option<String>,
     /// Single-sided files, as Syzygy's DTZ tables: about half the sectors
     /// get a stub of 128 bytes with no values instead of a file, and
     /// `value`, `prove` and `serve` value their positions by one ply of
@@ -89,6 +95,13 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
     if args.level.is_some() && coding != WdlCoding::Zstd {
         anyhow::bail!("--level sets the zstd level: it needs --compress zstd");
     }
+    if args.block_bytes.is_some() && coding != WdlCoding::Zstd {
+        anyhow::bail!("--block-bytes sets the size of zstd blocks: it needs --compress zstd");
+    }
+    let block_bytes = match &args.block_bytes {
+        Some(b) => b.parse().with_context(|| format!("--block-bytes {b}"))?,
+        None => WDL_BLOCK_BYTES,
+    };
     let dir = &args.db.db;
     let sectors = Store::new(dir)
         .dtm_sectors(&rules)
@@ -116,6 +129,7 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
             .ok()
             .filter(|w| w.header().own.source_checksum == table.header().payload_checksum)
             .filter(|w| w.coding() == wanted)
+            .filter(|w| wanted != WdlCoding::Zstd || w.block_bytes() == Some(block_bytes))
             .filter(|w| w.verify_checksum().is_ok());
         let (count, size) = match existing {
             Some(w) => {
@@ -138,7 +152,12 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
                     }
                     WdlCoding::Plain => export_table(&table, &path)?,
                     WdlCoding::Groups => export_table_grouped(&table, &path)?,
-                    WdlCoding::Zstd => export_table_compressed(&table, &path, args.level.unwrap_or(WDL_DEFAULT_LEVEL))?,
+                    WdlCoding::Zstd => export_table_compressed_with(
+                        &table,
+                        &path,
+                        args.level.unwrap_or(WDL_DEFAULT_LEVEL),
+                        block_bytes,
+                    )?,
                 };
                 let size = std::fs::metadata(&path).with_context(|| format!("cannot read {}", path.display()))?.len();
                 (h.canonical_positions, size)

@@ -210,7 +210,13 @@ fn export_wdl_writes_small_files_and_keeps_them() {
     // up to date for it), in fewer bytes, and the probe reads them with
     // the same answers.
     let size = |out: &str| out.split(" bytes, ").next().and_then(|t| t.rsplit(": ").next()?.parse::<u64>().ok());
-    for form in [["--compress", "zstd", "--level", "3"].as_slice(), &["--compress"]] {
+    // Zstd in blocks of 4 KiB after 1 KiB: not up to date (another block
+    // size), written again.
+    for form in [
+        ["--compress", "zstd", "--level", "3"].as_slice(),
+        &["--compress", "zstd", "--level", "3", "--block-bytes", "4096"],
+        &["--compress"],
+    ] {
         let args = [&["export-wdl", "--db", s(db7()), "--out", s(&wdl)], form].concat();
         let packed = ok(&args);
         assert!(packed.contains("exported 1690422 positions") && !packed.contains("kept"), "{packed}");
@@ -226,6 +232,10 @@ fn export_wdl_writes_small_files_and_keeps_them() {
         let err = fails(&[&["export-wdl", "--db", s(db7()), "--out", s(&wdl)], level_alone].concat());
         assert!(err.stderr.contains("--compress zstd"), "{}", err.stderr);
     }
+    let err = fails(&["export-wdl", "--db", s(db7()), "--out", s(&wdl), "--compress", "--block-bytes", "4096"]);
+    assert!(err.stderr.contains("--block-bytes") && err.stderr.contains("--compress zstd"), "{}", err.stderr);
+    let err = fails(&["export-wdl", "--db", s(db7()), "--out", s(&wdl), "--compress", "zstd", "--block-bytes", "2048"]);
+    assert!(err.stderr.contains("2048") && err.stderr.contains("4096"), "{}", err.stderr);
     // Plain again: the compressed files are replaced.
     let plain = ok(&["export-wdl", "--db", s(db7()), "--out", s(&wdl)]);
     assert_eq!(size(&plain), size(&out), "{plain}");
