@@ -17,8 +17,10 @@
 #
 # STEP is `solve` or `verify` to time that step only (a machine lent for
 # less time than both take: the verify of the whole of `nine` follows a
-# solve kept in DB, its row joining the solve's in DB.runs.csv), `all`
-# (the default) for both.
+# solve kept in DB, its row joining the solve's in DB.runs.csv), `wdl` to
+# time the export of the smallest WDL files (`morris export-wdl --compress
+# zstd --block-bytes 4096 --single-sided` into DB.wdl; its row's disk
+# figures are those of DB.wdl), `all` (the default) for the three.
 #
 # The database directory DB is sampled every 30 s for its size (DB.disk.csv)
 # and the machine for its 1-minute load average; `quiet` is `yes` when that
@@ -30,11 +32,11 @@
 set -eu
 . "$(dirname "$0")/common.sh"
 
-[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: results/timed.sh NAME DB [solve|verify|all]" >&2; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: results/timed.sh NAME DB [solve|verify|wdl|all]" >&2; exit 2; }
 name=$1 db=$2 only=${3:-all}
 case $only in
-    solve | verify | all) ;;
-    *) echo "results/timed.sh: STEP is solve, verify or all, not $only" >&2; exit 2 ;;
+    solve | verify | wdl | all) ;;
+    *) echo "results/timed.sh: STEP is solve, verify, wdl or all, not $only" >&2; exit 2 ;;
 esac
 morris=${MORRIS:-target/release/morris}
 [ -x "$morris" ] || { echo "$morris: not found; run cargo build --release first" >&2; exit 1; }
@@ -44,9 +46,14 @@ header="step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet,version"
 [ -f "$runs" ] || echo "$header" > "$runs"
 version="$("$morris" --version | awk '{ print $NF }') ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
 
-# Appends one sample of DB's size and the load to DB.disk.csv.
+# The directory whose size is sampled: DB, or DB.wdl while the WDL files
+# are written.
+watch=$db
+
+# Appends one sample of the watched directory's size and the load to
+# DB.disk.csv.
 sample_once() {
-    echo "$(date -u +%s),$(du -sb "$db" | cut -f1),$(cut -d' ' -f1 /proc/loadavg)" >> "$db.disk.csv"
+    echo "$(date -u +%s),$(du -sb "$watch" | cut -f1),$(cut -d' ' -f1 /proc/loadavg)" >> "$db.disk.csv"
 }
 
 # Samples every 30 s until killed.
@@ -102,7 +109,7 @@ write_timed_results() {
     write_results "$name" "$db" "$solve_s" "$verify_s" --rules "$name"
 }
 
-if [ "$only" != verify ] && ! grep -q '^solve,' "$runs"; then
+if { [ "$only" = solve ] || [ "$only" = all ]; } && ! grep -q '^solve,' "$runs"; then
     timed solve solve --rules "$name" --db "$db" --phase all --compress -q -v
     write_timed_results
 fi
@@ -110,7 +117,14 @@ if [ "$only" = verify ] && ! grep -q '^solve,' "$runs"; then
     echo "results/timed.sh: no solve row in $runs: time the solve first" >&2
     exit 1
 fi
-if [ "$only" != solve ] && ! grep -q '^verify,' "$runs"; then
+if { [ "$only" = verify ] || [ "$only" = all ]; } && ! grep -q '^verify,' "$runs"; then
     timed verify verify --rules "$name" --db "$db" -q --recheck
     write_timed_results
+fi
+if { [ "$only" = wdl ] || [ "$only" = all ]; } && ! grep -q '^export-wdl,' "$runs"; then
+    grep -q '^solve,' "$runs" || { echo "results/timed.sh: no solve row in $runs: time the solve first" >&2; exit 1; }
+    mkdir -p "$db.wdl"
+    watch=$db.wdl
+    timed export-wdl export-wdl --rules "$name" --db "$db" --out "$db.wdl" --compress zstd --block-bytes 4096 --single-sided
+    cp "$runs" "results/$name-runs.csv"
 fi

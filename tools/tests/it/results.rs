@@ -649,7 +649,7 @@ fn timed_runs_name_every_table_and_agree_with_the_values_row() {
             let f = fields(line);
             assert_eq!(f.len(), 8, "{prefix}-runs.csv: {line}");
             assert!(
-                ["solve", "verify"].contains(&f[0].as_str()) && steps.insert(f[0].clone()),
+                ["solve", "verify", "export-wdl"].contains(&f[0].as_str()) && steps.insert(f[0].clone()),
                 "{prefix}-runs.csv: {line}"
             );
             for n in &f[1..6] {
