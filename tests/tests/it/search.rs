@@ -48,16 +48,22 @@ struct Setup {
     ordering: bool,
     /// Leaves from WDL files exported from the DTM tables.
     wdl: bool,
+    /// Those WDL files single-sided: the sectors `derived::choose` picks
+    /// get a stub, searched one more ply.
+    single_sided: bool,
     /// A transposition table of the smallest size, so that entries are
     /// replaced all the time.
     small_table: bool,
 }
 
-const PLAIN: Setup = Setup { ordering: true, wdl: false, small_table: false };
+const PLAIN: Setup = Setup { ordering: true, wdl: false, single_sided: false, small_table: false };
 
-/// Exports every sliding table of `dir` as WDL files into a new directory.
-fn export_sliding(rules: &RuleSet, dir: &std::path::Path) -> tempfile::TempDir {
+/// Exports every sliding table of `dir` as WDL files into a new directory,
+/// those of the sectors [`morris_db::derived::choose`] picks as stubs when
+/// `single_sided`.
+fn export_sliding(rules: &RuleSet, dir: &std::path::Path, single_sided: bool) -> tempfile::TempDir {
     let out = tempfile::tempdir().unwrap();
+    let mut sizes = Vec::new();
     for w in 0..=rules.board().len() as u8 {
         for b in 0..=rules.board().len() as u8 - w {
             let sector = morris_db::Sector::sliding(w, b);
@@ -65,10 +71,19 @@ fn export_sliding(rules: &RuleSet, dir: &std::path::Path) -> tempfile::TempDir {
             match Table::open(dir, rules, sector, len) {
                 Ok(table) => {
                     export_table(&table, &wdl_path(out.path(), rules, sector)).unwrap();
+                    sizes.push((sector, len));
                 }
                 Err(TableError::Missing { .. }) => {} // not a sector of the game (too few or too many stones)
                 Err(e) => panic!("{sector}: {e}"),
             }
+        }
+    }
+    if single_sided {
+        let stubs = morris_db::derived::choose(rules, &sizes);
+        assert!(!stubs.is_empty());
+        for sector in stubs {
+            let table = Table::open(dir, rules, sector, rules.indexer().sector(sector).len()).unwrap();
+            morris_db::wdl::write_stub(&table, &wdl_path(out.path(), rules, sector)).unwrap();
         }
     }
     out
@@ -85,7 +100,7 @@ fn search_agrees_with(rules: RuleSet, setup: Setup) {
     let dir = tempfile::tempdir().unwrap();
     solve_all(&rules, dir.path(), false).unwrap();
     let db = Database::open(dir.path(), rules.clone()).unwrap();
-    let wdl_dir = setup.wdl.then(|| export_sliding(&rules, dir.path()));
+    let wdl_dir = setup.wdl.then(|| export_sliding(&rules, dir.path(), setup.single_sided));
     let options = SearchOptions {
         move_ordering: setup.ordering,
         wdl: wdl_dir.as_ref().map(|d| Arc::new(WdlDatabase::open(d.path(), rules.clone()).unwrap())),
@@ -138,6 +153,11 @@ fn six_every_placement_position() {
 #[test]
 fn six_every_placement_position_from_wdl_leaves_with_a_small_table() {
     search_agrees_with_tables("six", Setup { wdl: true, small_table: true, ..PLAIN });
+}
+
+#[test]
+fn six_every_placement_position_from_single_sided_wdl_leaves() {
+    search_agrees_with_tables("six", Setup { wdl: true, single_sided: true, ..PLAIN });
 }
 
 #[test]
