@@ -233,7 +233,7 @@ impl WdlSlots for WdlTable {
     }
 
     fn derived(&self) -> bool {
-        self.coding() == morris_db::wdl::WdlCoding::Derived
+        self.is_derived()
     }
 }
 

@@ -29,7 +29,7 @@
 
 use std::path::Path;
 
-use morris_db::wdl::{wdl_file_name, WdlCoding, WdlTable};
+use morris_db::wdl::{wdl_file_name, WdlTable};
 use morris_db::{Bitboard, FileKind, Position, RuleSet, Sector, SectorIndex, Store, TableError};
 
 pub use morris_db::wdl::Wdl;
@@ -64,7 +64,7 @@ impl Encoding for WdlFiles {
     }
 
     fn derived(&self, file: &WdlTable) -> bool {
-        file.coding() == WdlCoding::Derived
+        file.is_derived()
     }
 
     #[inline]

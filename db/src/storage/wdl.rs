@@ -578,6 +578,12 @@ impl WdlTable {
         }
     }
 
+    /// Whether the file is a single-sided stub ([`ENCODING_WDL_DERIVED`]):
+    /// it holds no value, its positions are valued by one ply of search.
+    pub fn is_derived(&self) -> bool {
+        self.coding() == WdlCoding::Derived
+    }
+
     /// The bytes of payload in a block of a zstd-compressed file (one of
     /// [`WDL_BLOCK_SIZES`]); `None` for the other forms.
     pub fn block_bytes(&self) -> Option<usize> {

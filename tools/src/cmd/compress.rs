@@ -20,8 +20,8 @@ use clap::Args;
 use morris_db::compressed::{
     compress_sector_with, recompress_sector, CompressOptions, DEFAULT_BLOCK_SLOTS, DEFAULT_LEVEL,
 };
-use morris_db::{derived, FileKind, RuleSet, Store, Table};
-use morris_probe::{sample, Database};
+use morris_db::{derived, FileKind, RuleSet, Sector, Store, Table, Value};
+use morris_probe::{sample, Database, Encoding, Tables};
 
 use crate::args::{DbArg, RulesArg};
 
@@ -186,24 +186,16 @@ fn single_sided(
         let Some(first) = files.first() else { continue };
         let table = Table::open_guarded(dir, rules, sector, rules.indexer().sector(sector).len())?;
         table.verify_checksum()?;
-        // Distinct seeds per sector, the same on every run.
-        let drawn = sample(&db, sector, check, 0x5eed ^ i as u64)?;
-        for s in &drawn {
-            let searched = db.searched_value(&s.position).with_context(|| {
-                let fen = s.position.to_fen(rules).unwrap_or_else(|_| format!("{:?}", s.position));
-                format!("sector {sector}: cannot search position {fen} one ply")
-            })?;
-            if searched != s.value {
-                anyhow::bail!(
-                    "sector {sector}: position {} holds {} in {} but one ply of search gives {}; \
-                     the tables disagree (run `morris verify`), nothing of this sector was removed",
-                    s.position.to_fen(rules).unwrap_or_else(|_| format!("{:?}", s.position)),
-                    s.value,
-                    first.display(),
-                    searched
-                );
-            }
-        }
+        let drawn = check_searched(
+            &db,
+            &db,
+            sector,
+            check,
+            i as u64,
+            |v| v,
+            &first.display().to_string(),
+            "the tables disagree (run `morris verify`), nothing of this sector was removed",
+        )?;
         derived::write_stub(dir, rules, &table)?;
         drop(table);
         let mut bytes = 0;
@@ -212,14 +204,14 @@ fn single_sided(
             std::fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))?;
         }
         removed += bytes;
-        checked += drawn.len() as u64;
+        checked += drawn as u64;
         writeln!(
             out,
             "{:<9} {:>14} {:>14} {:>9}",
             sector.to_string(),
             db.table(sector)?.header().canonical_positions,
             bytes,
-            drawn.len()
+            drawn
         )?;
     }
     let kept: u64 = store
@@ -239,4 +231,47 @@ fn single_sided(
         start.elapsed().as_secs_f64(),
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Checks a sector before its stub is written: `n` of its positions, drawn
+/// at random from the DTM tables of `dtm` (seeded by `seed`, the same on
+/// every run), each valued by one ply of search in `searcher` (the DTM
+/// tables themselves for `compress --single-sided`, the WDL files for
+/// `export-wdl --single-sided`) and compared with its stored value as
+/// `answer` gives it. Returns how many positions were compared.
+///
+/// # Errors
+/// The first position where the two differ, naming `source` (where the
+/// value is stored) and ending with `consequence` (what was not done);
+/// what drawing or searching returns.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check_searched<E: Encoding>(
+    dtm: &Database,
+    searcher: &Tables<E>,
+    sector: Sector,
+    n: usize,
+    seed: u64,
+    answer: impl Fn(Value) -> E::Answer,
+    source: &str,
+    consequence: &str,
+) -> anyhow::Result<usize>
+where
+    E::Answer: PartialEq + std::fmt::Display,
+{
+    let rules = dtm.rules();
+    let drawn = sample(dtm, sector, n, 0x5eed ^ seed)?;
+    for s in &drawn {
+        let fen = || s.position.to_fen(rules).unwrap_or_else(|_| format!("{:?}", s.position));
+        let searched = searcher
+            .searched_value(&s.position)
+            .with_context(|| format!("sector {sector}: cannot search position {} one ply", fen()))?;
+        if searched != answer(s.value) {
+            anyhow::bail!(
+                "sector {sector}: position {} holds {} in {source} but one ply of search gives {searched}; {consequence}",
+                fen(),
+                s.value
+            );
+        }
+    }
+    Ok(drawn.len())
 }

@@ -14,6 +14,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
+use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
 use morris_db::wdl::{
     export_table, export_table_compressed_with, export_table_grouped, wdl_path, write_stub, Wdl, WdlCoding, WdlTable,
@@ -21,9 +22,10 @@ use morris_db::wdl::{
 };
 use morris_db::{derived, RuleSet, Sector, Store, Table};
 use morris_probe::wdl::WdlDatabase;
-use morris_probe::{sample, Database};
+use morris_probe::Database;
 
 use crate::args::{DbArg, RulesArg};
+use crate::cmd::compress::check_searched;
 
 /// Write compact win/draw/loss files (no DTM) for distribution.
 ///
@@ -55,8 +57,8 @@ pub struct ExportWdlArgs {
     /// byte): 1024 (the default), 4096 or 16384. Larger blocks take fewer
     /// bytes; a look-up that misses the thread's cache decompresses one
     /// block, so probes at random are slower.
-    #[arg(long, value_name = "BYTES", value_parser = clap::builder::PossibleValuesParser::new(["1024", "4096", "16384"]))]
-    block_bytes: Option<String>,
+    #[arg(long, value_name = "BYTES", value_parser = clap::builder::PossibleValuesParser::new(["1024", "4096", "16384"]).map(|s| s.parse::<usize>().unwrap_or(WDL_BLOCK_BYTES)))]
+    block_bytes: Option<usize>,
     /// Single-sided files, as Syzygy's DTZ tables: about half the sectors
     /// get a stub of 128 bytes with no values instead of a file, and
     /// `value`, `prove` and `serve` value their positions by one ply of
@@ -98,10 +100,7 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
     if args.block_bytes.is_some() && coding != WdlCoding::Zstd {
         anyhow::bail!("--block-bytes sets the size of zstd blocks: it needs --compress zstd");
     }
-    let block_bytes = match &args.block_bytes {
-        Some(b) => b.parse().with_context(|| format!("--block-bytes {b}"))?,
-        None => WDL_BLOCK_BYTES,
-    };
+    let block_bytes = args.block_bytes.unwrap_or(WDL_BLOCK_BYTES);
     let dir = &args.db.db;
     let sectors = Store::new(dir)
         .dtm_sectors(&rules)
@@ -122,6 +121,7 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
         let stub = stubs.contains(&sector);
         let len = rules.sector_index(sector)?.len();
         let table = Table::open(dir, &rules, sector, len)?;
+        table.verify_checksum()?;
         let path = wdl_path(&args.out, &rules, sector);
         let wanted = if stub { WdlCoding::Derived } else { coding };
         // A file exported from this very table (same payload checksum) is kept.
@@ -137,7 +137,6 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
                 (w.header().canonical_positions, w.file_size())
             }
             None => {
-                table.verify_checksum()?;
                 let h = match wanted {
                     WdlCoding::Derived => {
                         let (dtm, wdl) = match &mut checks {
@@ -147,7 +146,16 @@ pub fn run(args: ExportWdlArgs) -> anyhow::Result<ExitCode> {
                                 WdlDatabase::open(&args.out, rules.clone())?,
                             )),
                         };
-                        check_stub(dtm, wdl, sector, args.check_positions, i as u64)?;
+                        check_searched(
+                            dtm,
+                            wdl,
+                            sector,
+                            args.check_positions,
+                            i as u64,
+                            Wdl::from,
+                            "the DTM table",
+                            "its stub was not written (run `morris verify`)",
+                        )?;
                         write_stub(&table, &path)?
                     }
                     WdlCoding::Plain => export_table(&table, &path)?,
@@ -223,30 +231,4 @@ fn choose_stubs(rules: &RuleSet, dir: &std::path::Path, sectors: &[Sector]) -> a
         weighted.push((sector, (bits / 8.0).ceil() as u64));
     }
     Ok(derived::choose(rules, &weighted))
-}
-
-/// Compares `n` positions of `sector` drawn at random (seeded by `seed`)
-/// valued by one ply of search into the WDL files of `wdl` with their
-/// values in the DTM tables of `dtm`.
-///
-/// # Errors
-/// The first position where the two differ (nothing is written then), or
-/// what probing either returns.
-fn check_stub(dtm: &Database, wdl: &WdlDatabase, sector: Sector, n: usize, seed: u64) -> anyhow::Result<()> {
-    let rules = dtm.rules();
-    for s in sample(dtm, sector, n, 0x5eed ^ seed)? {
-        let fen = || s.position.to_fen(rules).unwrap_or_else(|_| format!("{:?}", s.position));
-        let searched = wdl
-            .searched_value(&s.position)
-            .with_context(|| format!("sector {sector}: cannot search {} one ply", fen()))?;
-        if searched != Wdl::from(s.value) {
-            anyhow::bail!(
-                "sector {sector}: position {} holds {} in the DTM table, but one ply of search into the WDL files \
-                 gives {searched}; its stub was not written (run `morris verify`)",
-                fen(),
-                s.value
-            );
-        }
-    }
-    Ok(())
 }
