@@ -102,13 +102,34 @@ fn through_slurm_matches_local(rules: &[&str], expected_tables: usize) {
     let said = submit(&script);
     assert!(said.contains(&format!("submitted {}", expected_units(rules))), "{said}");
     wait_for_jobs(&db, Duration::from_secs(900));
-    assert_eq!(tables(&db), expected, "tables through Slurm differ from a local solve");
+    let got = tables(&db);
+    let missing: Vec<&String> = expected.keys().filter(|t| !got.contains_key(*t)).collect();
+    assert!(missing.is_empty(), "not written through Slurm: {missing:?}; the jobs said: {}", job_logs(&db));
+    for (name, bytes) in &expected {
+        assert!(got[name] == *bytes, "{name} through Slurm differs from a local solve");
+    }
+    assert_eq!(got.len(), expected.len());
     assert!(temporaries(&db).is_empty());
     // Every job wrote its log.
     assert_eq!(fs::read_dir(db.join("slurm-logs")).unwrap().count(), expected_units(rules));
     // Running the script again submits nothing.
     let said = submit(&script);
     assert!(said.contains("submitted 0 jobs"), "{said}");
+}
+
+/// What the jobs of `db` wrote to their logs, the empty logs left out (a
+/// job that succeeds says nothing: it runs with `--quiet`).
+fn job_logs(db: &Path) -> String {
+    let Ok(entries) = fs::read_dir(db.join("slurm-logs")) else { return "(no slurm-logs)".into() };
+    let mut said: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let text = fs::read_to_string(e.path()).ok()?;
+            (!text.trim().is_empty()).then(|| format!("{}: {}", e.file_name().to_string_lossy(), text.trim()))
+        })
+        .collect();
+    said.sort();
+    said.join("\n")
 }
 
 /// Units of the plan (sliding pairs, placement sectors): what `morris plan`
