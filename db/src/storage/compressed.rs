@@ -603,13 +603,33 @@ mod tests {
             assert_eq!(z.entry(entries.len() as u64), None);
             // Whole, in parallel by block (the last block short).
             assert_eq!(z.entries().unwrap(), entries, "blocks of {block_slots}");
+            check_ranges(&z, &entries);
         }
         assert_eq!(table.entries().unwrap(), entries);
+        check_ranges(&table, &entries);
         // With the plain file gone, `Table::open` finds the compressed one.
         drop(table);
         std::fs::remove_file(table_path(dir.path(), &rules, sector)).unwrap();
         let z = Table::open(dir.path(), &rules, sector, entries.len() as u64).unwrap();
         assert_eq!(z.value(2), Value::from_entry(entries[2]));
+    }
+
+    /// `Table::entries_into` over ranges that start and end inside blocks,
+    /// span several, hold one slot or none, or end at the table's end
+    /// (in its short last block), against `entries`; a range past the end
+    /// is refused, naming its first slot.
+    fn check_ranges(t: &Table, entries: &[u16]) {
+        let n = entries.len();
+        let b = t.layout().as_ref().map_or(BLOCK_ENTRIES, |l| l.block_slots());
+        assert!(n > 2 * b + 1, "{n} slots, blocks of {b}");
+        for (from, to) in [(0, n), (1, 2), (5, 5), (b - 1, b + 1), (b, 2 * b), (3, 2 * b + 1), (b + 7, n), (n - 1, n)] {
+            let mut out = vec![0xbeefu16; to - from];
+            t.entries_into(from as u64, &mut out).unwrap();
+            assert!(out == entries[from..to], "slots {from}..{to}, blocks of {b}");
+        }
+        let mut out = vec![0u16; 2];
+        let err = t.entries_into(n as u64 - 1, &mut out).unwrap_err();
+        assert!(err.to_string().contains(&format!("slot {} cannot be read", n - 1)), "{err}");
     }
 
     /// The stored codes, block by block: each padding slot that the index

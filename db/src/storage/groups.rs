@@ -190,40 +190,41 @@ fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) {
 }
 
 /// The payload of `slots` slots in the grouped coding, and the tally of
-/// their values. `read(first, codes)` fills `codes` (one group, cleared
-/// and sized by the caller) with the codes of slots `first..`, `None` for
-/// padding, and returns their tally. Runs are encoded in parallel.
-pub(crate) fn pack(slots: u64, read: impl Fn(u64, &mut [Option<u8>]) -> Tally + Sync) -> (Vec<u8>, Tally) {
+/// their values. `read(first, codes)` fills `codes` (one run of groups,
+/// sized by the caller) with the codes of slots `first..`, `None` for
+/// padding, and returns their tally, or an error that ends the packing.
+/// Runs are encoded in parallel.
+pub(crate) fn pack<E: Send>(
+    slots: u64,
+    read: impl Fn(u64, &mut [Option<u8>]) -> Result<Tally, E> + Sync,
+) -> Result<(Vec<u8>, Tally), E> {
     let groups = slots.div_ceil(GROUP_SLOTS);
     let runs = groups.div_ceil(RUN_GROUPS);
     let encoded: Vec<(Run, Tally)> = (0..runs)
         .into_par_iter()
         .map(|r| {
+            let first = r * RUN_GROUPS * GROUP_SLOTS;
+            let mut codes = vec![None; (slots - first).min(RUN_GROUPS * GROUP_SLOTS) as usize];
+            let tally = read(first, &mut codes)?;
             let mut starts = Vec::with_capacity(RUN_GROUPS as usize);
             let mut bodies = Vec::new();
-            let mut tally = Tally::default();
-            let mut codes = [None; GROUP_SLOTS as usize];
             // Bit v set where some slot of the run holds value v.
-            let mut seen = 0u8;
-            for g in r * RUN_GROUPS..((r + 1) * RUN_GROUPS).min(groups) {
-                let first = g * GROUP_SLOTS;
-                let n = (slots - first).min(GROUP_SLOTS) as usize;
-                tally = tally.merge(read(first, &mut codes[..n]));
-                seen |= codes[..n].iter().flatten().fold(0, |m, &c| m | 1 << c);
+            let seen = codes.iter().flatten().fold(0u8, |m, &c| m | 1 << c);
+            for group in codes.chunks(GROUP_SLOTS as usize) {
                 // 64 bodies of at most 53 bytes: well inside a u16.
                 starts.push(bodies.len() as u16);
-                encode_group(&codes[..n], &mut bodies);
+                encode_group(group, &mut bodies);
             }
             if seen.count_ones() <= 1 {
                 // One value (or none: every slot free, read as 0).
                 let value = if seen == 0 { 0 } else { seen.trailing_zeros() as u8 };
-                return (Run::Uniform(value), tally);
+                return Ok((Run::Uniform(value), tally));
             }
             let mut bytes: Vec<u8> = starts.iter().flat_map(|s| s.to_le_bytes()).collect();
             bytes.extend_from_slice(&bodies);
-            (Run::Bytes(bytes), tally)
+            Ok((Run::Bytes(bytes), tally))
         })
-        .collect();
+        .collect::<Result<_, E>>()?;
     let bytes_len: usize = encoded.iter().map(|(run, _)| run.bytes().len()).sum();
     let mut payload = Vec::with_capacity(8 * runs as usize + bytes_len);
     let mut at = 0u64;
@@ -243,7 +244,7 @@ pub(crate) fn pack(slots: u64, read: impl Fn(u64, &mut [Option<u8>]) -> Tally + 
         payload.extend_from_slice(run.bytes());
         tally = tally.merge(*t);
     }
-    (payload, tally)
+    Ok((payload, tally))
 }
 
 /// One run as [`pack`] encodes it.
@@ -450,8 +451,9 @@ mod tests {
             for (s, c) in (first..).zip(codes.iter_mut()) {
                 *c = value(s);
             }
-            Tally::default()
-        });
+            Ok::<_, ()>(Tally::default())
+        })
+        .unwrap();
         let mut map = vec![0u8; HEADER_SIZE];
         map.extend_from_slice(&payload);
         let words: Vec<u64> = (0..4).map(|r| u64_at(&map, HEADER_SIZE + 8 * r).unwrap()).collect();

@@ -368,38 +368,71 @@ impl Table {
         self.entry(slot) == Some(PADDING_ENTRY)
     }
 
-    /// Every entry, in slot order, in memory (two bytes a slot), read on
-    /// all of rayon's threads; a compressed table's blocks are each
-    /// decompressed once, straight into place (a slot-by-slot read through
-    /// [`Table::entry`] goes through the per-thread block cache for every
-    /// slot). For readers of whole tables: `verify`'s successors, expanding
-    /// a `.mtz` file.
+    /// The entries of slots `first..first + out.len()`, into `out`: each
+    /// compressed block the range touches is decompressed once (a
+    /// slot-by-slot read through [`Table::entry`] goes through the
+    /// per-thread block cache and asks the index whether the slot is
+    /// padding, for every slot), an uncompressed table's bytes copied. For
+    /// readers of long runs of slots on one thread ([`Table::entries`]
+    /// splits the table into blocks over all threads): the WDL exports.
     ///
     /// # Errors
     /// [`TableError::Corrupt`] (field `payload`), naming the first slot of
     /// a block that does not decompress to its length or whose overflow
-    /// entry is missing (a damaged file); a table whose entry count does
-    /// not fit this machine's memory addressing.
+    /// entry is missing (a damaged file), or of a range that runs past the
+    /// table's end.
+    pub fn entries_into(&self, first: u64, out: &mut [u16]) -> Result<(), TableError> {
+        let unreadable = |slot: u64| TableError::corrupt(self.path(), "payload", format!("slot {slot} cannot be read"));
+        let count = self.header().entry_count;
+        let end = first.checked_add(out.len() as u64).filter(|&e| e <= count).ok_or_else(|| unreadable(first))?;
+        let Some(layout) = self.layout() else {
+            let at = usize::try_from(first).ok().and_then(|f| f.checked_mul(2)?.checked_add(HEADER_SIZE));
+            let bytes = at.and_then(|a| self.bytes().get(a..a + 2 * out.len())).ok_or_else(|| unreadable(first))?;
+            for (e, b) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+                *e = u16::from_le_bytes([b[0], b[1]]);
+            }
+            return Ok(());
+        };
+        let block_len = layout.block_slots() as u64;
+        let mut block = Vec::new();
+        let mut slot = first;
+        while slot < end {
+            let b = slot / block_len;
+            let block_first = b * block_len;
+            let block_end = (block_first + block_len).min(count);
+            let (from, to) = ((slot - first) as usize, (block_end.min(end) - first) as usize);
+            if slot == block_first && block_end <= end {
+                // The whole block: straight into place.
+                layout.block_entries(self.bytes(), b, &mut out[from..to]).ok_or_else(|| unreadable(block_first))?;
+            } else {
+                block.resize((block_end - block_first) as usize, 0);
+                layout.block_entries(self.bytes(), b, &mut block).ok_or_else(|| unreadable(block_first))?;
+                let skip = (slot - block_first) as usize;
+                out[from..to].copy_from_slice(&block[skip..skip + (to - from)]);
+            }
+            slot = block_end.min(end);
+        }
+        Ok(())
+    }
+
+    /// Every entry, in slot order, in memory (two bytes a slot), read on
+    /// all of rayon's threads, a block of slots a task through
+    /// [`Table::entries_into`]. For readers of whole tables: `verify`'s
+    /// successors, expanding a `.mtz` file.
+    ///
+    /// # Errors
+    /// As [`Table::entries_into`]; a table whose entry count does not fit
+    /// this machine's memory addressing.
     pub fn entries(&self) -> Result<Vec<u16>, TableError> {
         let chunk_len = self.layout().as_ref().map_or(crate::compressed::BLOCK_ENTRIES, |l| l.block_slots());
         let count = self.header().entry_count;
-        let unreadable = |slot: u64| TableError::corrupt(self.path(), "payload", format!("slot {slot} cannot be read"));
-        let len = usize::try_from(count).map_err(|_| unreadable(0))?;
+        let len = usize::try_from(count)
+            .map_err(|_| TableError::corrupt(self.path(), "payload", "slot 0 cannot be read".to_string()))?;
         let mut entries = vec![0u16; len];
-        entries.par_chunks_mut(chunk_len).enumerate().try_for_each(|(b, chunk)| {
-            let first = (b * chunk_len) as u64;
-            match self.layout() {
-                Some(layout) => layout.block_entries(self.bytes(), b as u64, chunk).ok_or_else(|| unreadable(first)),
-                None => {
-                    let at = HEADER_SIZE + 2 * b * chunk_len;
-                    let bytes = self.bytes().get(at..at + 2 * chunk.len()).ok_or_else(|| unreadable(first))?;
-                    for (e, b) in chunk.iter_mut().zip(bytes.chunks_exact(2)) {
-                        *e = u16::from_le_bytes([b[0], b[1]]);
-                    }
-                    Ok(())
-                }
-            }
-        })?;
+        entries
+            .par_chunks_mut(chunk_len)
+            .enumerate()
+            .try_for_each(|(b, chunk)| self.entries_into((b * chunk_len) as u64, chunk))?;
         Ok(entries)
     }
 

@@ -342,20 +342,42 @@ fn header_for(table: &Table, encoding: u32) -> WdlHeader {
     }
 }
 
-/// Payload byte `i` of the WDL file of `table`: slots `5 i .. 5 i + 5`,
-/// counted into `tally` (padding slots and slots past the end are not).
+/// The WDL code of a table entry (padding for an entry that holds no
+/// value), counted into `tally` when it is a position.
 #[inline]
-fn payload_byte(table: &Table, i: u64, tally: &mut Tally) -> u8 {
-    base3_byte((i * SLOTS_PER_BYTE..(i + 1) * SLOTS_PER_BYTE).map(|slot| {
-        let value = if slot < table.header().entry_count { table.value(slot) } else { None };
-        match value {
-            Some(v) => {
-                tally.add(v);
-                Wdl::from(v).code()
-            }
-            None => CODE_PADDING,
+fn code_of(entry: u16, tally: &mut Tally) -> u8 {
+    match Value::from_entry(entry) {
+        Some(v) => {
+            tally.add(v);
+            Wdl::from(v).code()
         }
-    }))
+        None => CODE_PADDING,
+    }
+}
+
+/// Payload bytes `first..first + n` of the WDL file of `table` (slots
+/// `5 first .. 5 (first + n)`), appended to `buf`; returns the tally of
+/// their positions (padding slots and slots past the end are not
+/// counted). The slots are read in one run ([`Table::entries_into`]), so a
+/// compressed table's blocks are decompressed once each.
+///
+/// # Errors
+/// What [`Table::entries_into`] returns for a damaged table.
+fn payload_bytes(table: &Table, first: u64, n: u64, buf: &mut Vec<u8>) -> Result<Tally, TableError> {
+    let count = table.header().entry_count;
+    let from = (first * SLOTS_PER_BYTE).min(count);
+    let to = ((first + n) * SLOTS_PER_BYTE).min(count);
+    let mut entries = vec![0u16; (to - from) as usize];
+    table.entries_into(from, &mut entries)?;
+    let mut tally = Tally::default();
+    let mut chunks = entries.chunks(SLOTS_PER_BYTE as usize);
+    for _ in 0..n {
+        let slots = chunks.next().unwrap_or(&[]);
+        let codes: [u8; SLOTS_PER_BYTE as usize] =
+            std::array::from_fn(|k| slots.get(k).map_or(CODE_PADDING, |&e| code_of(e, &mut tally)));
+        buf.push(base3_byte(codes.into_iter()));
+    }
+    Ok(tally)
 }
 
 /// Writes the WDL file of a DTM table to `path`, atomically (under
@@ -371,27 +393,37 @@ fn payload_byte(table: &Table, i: u64, tally: &mut Tally) -> u8 {
 pub fn export_table(table: &Table, path: &Path) -> Result<WdlHeader, TableError> {
     let mut h = header_for(table, ENCODING_WDL_BASE3);
     let mut tally = Tally::default();
-    write_atomically(path, |w| {
+    // A damaged source: its own error, not one of writing `path`.
+    let mut unreadable = None;
+    let written = write_atomically(path, |w| {
         // The header is written last, once the counts are known.
         w.write_all(&[0u8; HEADER_SIZE])?;
         let mut hasher = Xxh3::new();
-        let mut buf = Vec::with_capacity(1 << 16);
-        for i in 0..payload_size(h.entry_count).unwrap_or(0) {
-            buf.push(payload_byte(table, i, &mut tally));
-            if buf.len() == buf.capacity() {
-                hasher.update(&buf);
-                w.write_all(&buf)?;
-                buf.clear();
+        const CHUNK: u64 = 1 << 16;
+        let mut buf = Vec::with_capacity(CHUNK as usize);
+        let bytes = payload_size(h.entry_count).unwrap_or(0);
+        for first in (0..bytes).step_by(CHUNK as usize) {
+            buf.clear();
+            match payload_bytes(table, first, CHUNK.min(bytes - first), &mut buf) {
+                Ok(t) => tally = tally.merge(t),
+                Err(e) => {
+                    let message = e.to_string();
+                    unreadable = Some(e);
+                    return Err(io::Error::other(message));
+                }
             }
+            hasher.update(&buf);
+            w.write_all(&buf)?;
         }
-        hasher.update(&buf);
-        w.write_all(&buf)?;
         h.set_counts(&tally);
         h.payload_checksum = hasher.digest();
         w.seek(io::SeekFrom::Start(0))?;
         w.write_all(&h.encode())
-    })?;
-    Ok(h)
+    });
+    match unreadable {
+        Some(e) => Err(e),
+        None => written.map(|()| h),
+    }
 }
 
 /// Writes the compressed WDL file of a DTM table to `path` (encoding
@@ -443,12 +475,8 @@ pub fn export_table_compressed_with(
         level,
         path,
         |b, buf| {
-            let mut tally = Tally::default();
             let first = b * block_bytes as u64;
-            for i in first..(first + block_bytes as u64).min(bytes) {
-                buf.push(payload_byte(table, i, &mut tally));
-            }
-            Ok(tally)
+            payload_bytes(table, first, (block_bytes as u64).min(bytes - first), buf)
         },
         |_| 0,
     )?;
@@ -471,15 +499,14 @@ pub fn export_table_compressed_with(
 pub fn export_table_grouped(table: &Table, path: &Path) -> Result<WdlHeader, TableError> {
     let mut h = header_for(table, ENCODING_WDL_GROUPS);
     let (payload, tally) = groups::pack(h.entry_count, |first, codes| {
+        let mut entries = vec![0u16; codes.len()];
+        table.entries_into(first, &mut entries)?;
         let mut tally = Tally::default();
-        for (slot, code) in (first..).zip(codes.iter_mut()) {
-            *code = table.value(slot).map(|v| {
-                tally.add(v);
-                Wdl::from(v).code()
-            });
+        for (code, &e) in codes.iter_mut().zip(&entries) {
+            *code = Value::from_entry(e).is_some().then(|| code_of(e, &mut tally));
         }
-        tally
-    });
+        Ok(tally)
+    })?;
     h.set_counts(&tally);
     h.payload_checksum = xxhash_rust::xxh3::xxh3_64(&payload);
     write_checked(
@@ -540,20 +567,28 @@ fn check_read_back(tmp: &Path, h: &WdlHeader, table: &Table) -> Result<(), Table
         return Err(TableError::corrupt(tmp, "header", "reads back other than written".to_string()));
     }
     back.verify_checksum()?;
-    // One compressed block of slots per task.
-    let chunk = WDL_BLOCK_BYTES as u64 * SLOTS_PER_BYTE;
+    // Four of the largest compressed blocks of slots per task, read from
+    // the source in one run.
+    let chunk = 4 * WDL_BLOCK_SIZES[WDL_BLOCK_SIZES.len() - 1] as u64 * SLOTS_PER_BYTE;
     let mismatch = (0..h.entry_count.div_ceil(chunk)).into_par_iter().find_map_any(|b| {
-        (b * chunk..(b * chunk + chunk).min(h.entry_count)).find(|&slot| match table.value(slot) {
+        let first = b * chunk;
+        let mut entries = vec![0u16; (chunk.min(h.entry_count - first)) as usize];
+        if let Err(e) = table.entries_into(first, &mut entries) {
+            return Some(Err(e));
+        }
+        let differs = |(slot, &e): (u64, &u16)| match Value::from_entry(e) {
             Some(v) => back.wdl(slot) != Some(Wdl::from(v)),
             None => back.wdl(slot).is_none(),
-        })
+        };
+        (first..).zip(&entries).find(|&p| differs(p)).map(|(slot, _)| Ok(slot))
     });
     match mismatch {
-        Some(slot) => Err(TableError::corrupt(
+        Some(Ok(slot)) => Err(TableError::corrupt(
             tmp,
             "payload",
             format!("slot {slot} differs from the source table {}", table.path().display()),
         )),
+        Some(Err(e)) => Err(e),
         None => Ok(()),
     }
 }
