@@ -10,8 +10,8 @@
 //!   unit's exclusively, so two solves of the same unit never write the
 //!   same files.
 //!
-//! Locks are tried, never waited for (but for an instant, see
-//! [`RELEASE_GRACE`]): the second solve is refused with a message naming
+//! Locks are tried, never waited for (but for 0.2 s, in case the holder
+//! is releasing it): the second solve is refused with a message naming
 //! the lock. A released lock file is removed when no one
 //! else holds it; the kernel drops a lock when its holder exits, killed or
 //! not, so a lock file left behind by a killed solve is harmless. On a shared file
