@@ -798,6 +798,38 @@ mod tests {
         assert!(err.to_string().contains("payload checksum"), "{err}");
     }
 
+    /// A `.mtz` table whose second block no longer decompresses: each WDL
+    /// export (plain, zstd, grouped) fails naming the block's first slot,
+    /// and leaves no file, finished or temporary.
+    #[test]
+    fn a_wdl_export_of_a_damaged_table_fails_and_leaves_nothing() {
+        use crate::wdl::{export_table, export_table_compressed, export_table_grouped, wdl_path, WDL_DEFAULT_LEVEL};
+        let dir = tempfile::tempdir().unwrap();
+        let rules = RuleSet::preset("nine").unwrap();
+        let sector = Sector::sliding(3, 3);
+        let table = plain_table(dir.path(), sector, &sample(sector, 4));
+        let packed = table.path().with_extension(COMPRESSED_EXTENSION);
+        compress_table(&table, &packed, BOARD, options(1, 4096)).unwrap();
+        let mut bad = std::fs::read(&packed).unwrap();
+        let data_at = bad.len() - u64_at(&bad, HEADER_SIZE + 24).unwrap() as usize;
+        let second = data_at + u64_at(&bad, HEADER_SIZE + SUBHEADER_SIZE + 8).unwrap() as usize;
+        bad[second..second + 8].fill(0);
+        std::fs::write(&packed, &bad).unwrap();
+        let z = Table::open_unchecked(&packed).unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let path = wdl_path(out.path(), &rules, sector);
+        let exports: [(&str, &dyn Fn() -> Result<_, TableError>); 3] = [
+            ("plain", &|| export_table(&z, &path)),
+            ("zstd", &|| export_table_compressed(&z, &path, WDL_DEFAULT_LEVEL)),
+            ("grouped", &|| export_table_grouped(&z, &path)),
+        ];
+        for (form, export) in exports {
+            let err = export().unwrap_err();
+            assert!(err.to_string().contains(&format!("slot {BLOCK_ENTRIES} cannot be read")), "{form}: {err}");
+            assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "{form}");
+        }
+    }
+
     #[test]
     fn damage_is_an_error_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();

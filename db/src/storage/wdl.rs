@@ -389,7 +389,9 @@ fn payload_bytes(table: &Table, first: u64, n: u64, buf: &mut Vec<u8>) -> Result
 /// entries, and the source's payload checksum is recorded.
 ///
 /// # Errors
-/// [`TableError::Io`] naming the file (a full disk among them).
+/// [`TableError::Io`] naming the file (a full disk among them); what
+/// [`Table::entries_into`] returns for a damaged `table`. Nothing is left
+/// under `path` then.
 pub fn export_table(table: &Table, path: &Path) -> Result<WdlHeader, TableError> {
     let mut h = header_for(table, ENCODING_WDL_BASE3);
     let mut tally = Tally::default();
@@ -438,7 +440,8 @@ pub fn export_table(table: &Table, path: &Path) -> Result<WdlHeader, TableError>
 /// # Errors
 /// [`TableError::Io`] naming the file (a full disk among them; zstd
 /// failing), [`TableError::Corrupt`] when the file reads back other than
-/// `table` (field `compressed payload`, naming the slot); nothing is left
+/// `table` (field `compressed payload`, naming the slot), or what
+/// [`Table::entries_into`] returns for a damaged `table`; nothing is left
 /// under `path` then.
 pub fn export_table_compressed(table: &Table, path: &Path, level: i32) -> Result<WdlHeader, TableError> {
     export_table_compressed_with(table, path, level, WDL_BLOCK_BYTES)
