@@ -15,6 +15,11 @@
 #
 #   nohup results/timed.sh NAME DB [STEP] > NAME.timed.log 2>&1 &
 #
+# Each step timed replaces its own row of results/NAME-runs.csv and leaves
+# the other steps' rows as they are: a verify or an export of tables kept
+# on disk does not replace the committed solve row with that of the run
+# that made them.
+#
 # STEP is `solve` or `verify` to time that step only (a machine lent for
 # less time than both take: the verify of the whole of `nine` follows a
 # solve kept in DB, its row joining the solve's in DB.runs.csv), `wdl` to
@@ -42,8 +47,8 @@ morris=${MORRIS:-target/release/morris}
 [ -x "$morris" ] || { echo "$morris: not found; run cargo build --release first" >&2; exit 1; }
 mkdir -p "$db"
 runs=$db.runs.csv
-header="step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet,version"
-[ -f "$runs" ] || echo "$header" > "$runs"
+runs_header="step,wall_s,cpu_s,peak_rss_mib,disk_peak_gb,disk_final_gb,quiet,version"
+[ -f "$runs" ] || echo "$runs_header" > "$runs"
 version="$("$morris" --version | awk '{ print $NF }') ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
 
 # The directory whose size is sampled: DB, or DB.wdl while the WDL files
@@ -91,12 +96,20 @@ timed() {
         "$db.$step.time" >> "$runs"
 }
 
-# The committed results of what is timed so far: the runs, the per-table
-# timings of the solve, and the stats, longest and values.csv row
-# (`verify_s` empty until the verify is timed). Written after the solve
-# too, so that a session ending during the hours of verify keeps them.
-write_timed_results() {
-    cp "$runs" "results/$name-runs.csv"
+# publish STEP: STEP's row of DB.runs.csv into results/NAME-runs.csv, in
+# place of that step's earlier row; the other steps' rows stay (a verify
+# or export of tables kept on disk leaves the committed solve row, perhaps
+# of a quieter run, as it is).
+publish() {
+    out="results/$name-runs.csv"
+    [ -f "$out" ] || echo "$runs_header" > "$out"
+    row=$(grep "^$1," "$runs" | tail -1)
+    { grep -v "^$1," "$out" || true; echo "$row"; } > "$out.new"
+    mv "$out.new" "$out"
+}
+
+# The per-table timings of the solve just timed, from its log.
+write_solve_timings() {
     echo "pair,initialise_s,iterate_s,plies" > "results/$name-sliding-timing.csv"
     echo "sector,initialise_s,iterate_s,plies" > "results/$name-placement-timing.csv"
     awk -v s="results/$name-sliding-timing.csv" -v p="results/$name-placement-timing.csv" '
@@ -104,13 +117,22 @@ write_timed_results() {
             row = $2 "," $4 "," $7 "," $9
             if (split($2, parts, "-") == 4) print row >> p; else print row >> s
         }' "$db.solve.log"
-    solve_s=$(awk -F, '$1 == "solve" { print $2 }' "$runs")
-    verify_s=$(awk -F, '$1 == "verify" { print $2 }' "$runs")
+}
+
+# The committed stats, longest and values.csv row, its times those of
+# results/NAME-runs.csv (`verify_s` empty until a verify is timed).
+# Written after the solve too, so that a session ending during the hours
+# of verify keeps them.
+write_timed_results() {
+    solve_s=$(awk -F, '$1 == "solve" { print $2 }' "results/$name-runs.csv")
+    verify_s=$(awk -F, '$1 == "verify" { print $2 }' "results/$name-runs.csv")
     write_results "$name" "$db" "$solve_s" "$verify_s" --rules "$name"
 }
 
 if { [ "$only" = solve ] || [ "$only" = all ]; } && ! grep -q '^solve,' "$runs"; then
     timed solve solve --rules "$name" --db "$db" --phase all --compress -q -v
+    publish solve
+    write_solve_timings
     write_timed_results
 fi
 if [ "$only" = verify ] && ! grep -q '^solve,' "$runs"; then
@@ -119,6 +141,7 @@ if [ "$only" = verify ] && ! grep -q '^solve,' "$runs"; then
 fi
 if { [ "$only" = verify ] || [ "$only" = all ]; } && ! grep -q '^verify,' "$runs"; then
     timed verify verify --rules "$name" --db "$db" -q --recheck
+    publish verify
     write_timed_results
 fi
 if { [ "$only" = wdl ] || [ "$only" = all ]; } && ! grep -q '^export-wdl,' "$runs"; then
@@ -126,5 +149,5 @@ if { [ "$only" = wdl ] || [ "$only" = all ]; } && ! grep -q '^export-wdl,' "$run
     mkdir -p "$db.wdl"
     watch=$db.wdl
     timed export-wdl export-wdl --rules "$name" --db "$db" --out "$db.wdl" --compress zstd --block-bytes 4096 --single-sided
-    cp "$runs" "results/$name-runs.csv"
+    publish export-wdl
 fi
