@@ -298,11 +298,6 @@ pub fn compress_table(
         return Err(TableError::io(path, io::Error::new(io::ErrorKind::InvalidInput, detail)));
     }
     let index = padding_index(board.code(), source, table.path())?;
-    let unreadable = |slot: u64| TableError::Corrupt {
-        path: table.path().to_path_buf(),
-        field: "payload",
-        detail: format!("slot {slot} cannot be read"),
-    };
     let mut packed = pack(
         entry_count,
         block,
@@ -314,10 +309,13 @@ pub fn compress_table(
             let start = b * block as u64;
             let mut padding = vec![false; ((start + block as u64).min(entry_count) - start) as usize];
             mark_padding(&index, start, &mut padding);
+            // The source's entries in one run: a `.mtz` source's blocks
+            // decompressed once each (`--recompress`), not slot by slot.
+            let mut entries = vec![0u16; padding.len()];
+            table.entries_into(start, &mut entries)?;
             // A padding slot the index tells takes the code before it.
             let mut previous = 0;
-            for (slot, &padding) in (start..).zip(&padding) {
-                let e = table.entry(slot).ok_or_else(|| unreadable(slot))?;
+            for ((slot, &padding), &e) in (start..).zip(&padding).zip(&entries) {
                 let c = if padding {
                     if e != PADDING_ENTRY {
                         return Err(TableError::corrupt(

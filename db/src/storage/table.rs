@@ -382,7 +382,7 @@ impl Table {
     /// entry is missing (a damaged file), or of a range that runs past the
     /// table's end.
     pub fn entries_into(&self, first: u64, out: &mut [u16]) -> Result<(), TableError> {
-        let unreadable = |slot: u64| TableError::corrupt(self.path(), "payload", format!("slot {slot} cannot be read"));
+        let unreadable = |slot: u64| self.unreadable(slot);
         let count = self.header().entry_count;
         let end = first.checked_add(out.len() as u64).filter(|&e| e <= count).ok_or_else(|| unreadable(first))?;
         let Some(layout) = self.layout() else {
@@ -415,6 +415,12 @@ impl Table {
         Ok(())
     }
 
+    /// The error of a slot that cannot be read: [`TableError::Corrupt`],
+    /// field `payload`.
+    fn unreadable(&self, slot: u64) -> TableError {
+        TableError::corrupt(self.path(), "payload", format!("slot {slot} cannot be read"))
+    }
+
     /// Every entry, in slot order, in memory (two bytes a slot), read on
     /// all of rayon's threads, a block of slots a task through
     /// [`Table::entries_into`]. For readers of whole tables: `verify`'s
@@ -426,8 +432,7 @@ impl Table {
     pub fn entries(&self) -> Result<Vec<u16>, TableError> {
         let chunk_len = self.layout().as_ref().map_or(crate::compressed::BLOCK_ENTRIES, |l| l.block_slots());
         let count = self.header().entry_count;
-        let len = usize::try_from(count)
-            .map_err(|_| TableError::corrupt(self.path(), "payload", "slot 0 cannot be read".to_string()))?;
+        let len = usize::try_from(count).map_err(|_| self.unreadable(0))?;
         let mut entries = vec![0u16; len];
         entries
             .par_chunks_mut(chunk_len)
@@ -461,20 +466,19 @@ impl Table {
         // About a million slots a batch, whatever the block size.
         let batch_len = (1 << 20) / block_len;
         let count = self.header().entry_count;
-        let unreadable = |slot: u64| TableError::corrupt(self.path(), "payload", format!("slot {slot} cannot be read"));
         let blocks = count.div_ceil(block_len as u64);
         let mut hasher = Xxh3::new();
         let mut entries = vec![0u16; block_len * batch_len];
         let mut bytes = Vec::with_capacity(2 * block_len * batch_len);
         for first in (0..blocks).step_by(batch_len) {
             let start = first * block_len as u64;
-            let len =
-                usize::try_from((count - start).min((block_len * batch_len) as u64)).map_err(|_| unreadable(start))?;
+            let len = usize::try_from((count - start).min((block_len * batch_len) as u64))
+                .map_err(|_| self.unreadable(start))?;
             let batch = &mut entries[..len];
-            batch.par_chunks_mut(block_len).enumerate().try_for_each(|(i, chunk)| {
-                let block = first + i as u64;
-                layout.block_entries(self.bytes(), block, chunk).ok_or_else(|| unreadable(block * block_len as u64))
-            })?;
+            batch
+                .par_chunks_mut(block_len)
+                .enumerate()
+                .try_for_each(|(i, chunk)| self.entries_into(start + (i * block_len) as u64, chunk))?;
             bytes.clear();
             for e in batch.iter() {
                 bytes.extend_from_slice(&e.to_le_bytes());

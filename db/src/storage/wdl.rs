@@ -342,17 +342,14 @@ fn header_for(table: &Table, encoding: u32) -> WdlHeader {
     }
 }
 
-/// The WDL code of a table entry (padding for an entry that holds no
-/// value), counted into `tally` when it is a position.
+/// The WDL code of a table entry, counted into `tally`; `None` for an
+/// entry that holds no value (padding).
 #[inline]
-fn code_of(entry: u16, tally: &mut Tally) -> u8 {
-    match Value::from_entry(entry) {
-        Some(v) => {
-            tally.add(v);
-            Wdl::from(v).code()
-        }
-        None => CODE_PADDING,
-    }
+fn code_of(entry: u16, tally: &mut Tally) -> Option<u8> {
+    Value::from_entry(entry).map(|v| {
+        tally.add(v);
+        Wdl::from(v).code()
+    })
 }
 
 /// Payload bytes `first..first + n` of the WDL file of `table` (slots
@@ -374,7 +371,7 @@ fn payload_bytes(table: &Table, first: u64, n: u64, buf: &mut Vec<u8>) -> Result
     for _ in 0..n {
         let slots = chunks.next().unwrap_or(&[]);
         let codes: [u8; SLOTS_PER_BYTE as usize] =
-            std::array::from_fn(|k| slots.get(k).map_or(CODE_PADDING, |&e| code_of(e, &mut tally)));
+            std::array::from_fn(|k| slots.get(k).and_then(|&e| code_of(e, &mut tally)).unwrap_or(CODE_PADDING));
         buf.push(base3_byte(codes.into_iter()));
     }
     Ok(tally)
@@ -506,7 +503,7 @@ pub fn export_table_grouped(table: &Table, path: &Path) -> Result<WdlHeader, Tab
         table.entries_into(first, &mut entries)?;
         let mut tally = Tally::default();
         for (code, &e) in codes.iter_mut().zip(&entries) {
-            *code = Value::from_entry(e).is_some().then(|| code_of(e, &mut tally));
+            *code = code_of(e, &mut tally);
         }
         Ok(tally)
     })?;
