@@ -1,6 +1,13 @@
 # Shared by results/small.sh, whole.sh and timed.sh (sourced, not run):
 # writes the committed results of one solved database.
 #
+#   verify_seconds [CSV] LOG...
+#
+# `sector,seconds` of each table that `morris verify` passed in the LOGs
+# (its `SECTOR OK ... re-derived in S s` lines), after the rows of CSV's
+# body when given, one row per sector in the order first seen, a later
+# line's seconds replacing an earlier one's.
+#
 #   write_results NAME DB SOLVE_S VERIFY_S RULE-OPTIONS...
 #
 # results/NAME-sliding.csv and -placement.csv (`morris stats --format csv`,
@@ -37,4 +44,13 @@ write_results() {
     { echo "$header"; grep -v -e "^$header\$" -e "^$rules," "$values" || true; echo "$row"; } > "$values.new"
     mv "$values.new" "$values"
     echo "$row"
+}
+
+verify_seconds() {
+    {
+        case ${1:-} in *.csv) [ ! -f "$1" ] || tail -n +2 "$1"; shift ;; esac
+        { [ $# -eq 0 ] || cat "$@" 2>/dev/null; } \
+            | awk '$2 == "OK" && / re-derived in / { for (i = 1; i < NF; i++) if ($i == "in") print $1 "," $(i + 1) }'
+    } | awk -F, '{ s[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+                 END { for (i = 1; i <= n; i++) print order[i] "," s[order[i]] }'
 }

@@ -12,6 +12,8 @@
 #                                      earlier runs are in CHANGELOG.md)
 #   results/NAME-sliding-timing.csv    pair,initialise_s,iterate_s,plies  (from `solve -v`)
 #   results/NAME-placement-timing.csv  sector,initialise_s,iterate_s,plies
+#   results/NAME-verify-timing.csv     sector,wall_s  (each table's seconds in
+#                                      the timed verify, from its log)
 #
 #   nohup results/timed.sh NAME DB [STEP] > NAME.timed.log 2>&1 &
 #
@@ -142,6 +144,7 @@ fi
 if { [ "$only" = verify ] || [ "$only" = all ]; } && ! grep -q '^verify,' "$runs"; then
     timed verify verify --rules "$name" --db "$db" -q --recheck
     publish verify
+    { echo "sector,wall_s"; verify_seconds "$db.verify.log"; } > "results/$name-verify-timing.csv"
     write_timed_results
 fi
 if { [ "$only" = wdl ] || [ "$only" = all ]; } && ! grep -q '^export-wdl,' "$runs"; then

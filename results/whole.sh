@@ -92,17 +92,6 @@ fi
 cat "$db.prove.txt"
 solve --phase all --compress --verify --ledger "$ledger"
 
-# The seconds of each table's check in LOGS (`SECTOR OK ... re-derived in
-# S s` lines), merged with results/NAME-verify.csv's earlier rows (a sector
-# checked again here gets its new seconds), as NAME-verify.csv's rows.
-verify_rows() {
-    {
-        [ ! -f "results/$name-verify.csv" ] || tail -n +2 "results/$name-verify.csv"
-        cat "$@" 2>/dev/null \
-            | awk '$2 == "OK" && / re-derived in / { for (i = 1; i < NF; i++) if ($i == "in") print $1 "," $(i + 1) }'
-    } | awk -F, '{ s[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-                 END { for (i = 1; i <= n; i++) print order[i] "," s[order[i]] }'
-}
 # The solve runs' wall seconds less the checks made in them.
 solve_s() {
     wall=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$runs")
@@ -126,7 +115,9 @@ fi
 tail -1 "$db.verify.log"
 
 # 4. Results.
-{ echo "sector,wall_s"; verify_rows "$db.solve.log" "$db.verify.log"; } > "$db.verify.csv"
+# Each table's seconds, merged with results/NAME-verify.csv's earlier rows
+# (a sector checked again here gets its new seconds).
+{ echo "sector,wall_s"; verify_seconds "results/$name-verify.csv" "$db.solve.log" "$db.verify.log"; } > "$db.verify.csv"
 cp "$db.verify.csv" "results/$name-verify.csv"
 verify_s=$(awk -F, 'NR > 1 { t += $2 } END { printf "%.0f", t }' "$db.verify.csv")
 write_results "$name" "$db" "$(solve_s)" "$verify_s" --rules "$name"

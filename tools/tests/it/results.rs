@@ -36,7 +36,8 @@
 //!   reads that is damaged is named with the checksum that failed;
 //! - every verify list (`results/<name>-verify.csv`) names exactly the
 //!   tables of its stats files and adds up to its `values.csv` row's
-//!   `verify_s`.
+//!   `verify_s`; every timed verify's list (`<name>-verify-timing.csv`)
+//!   names them too and fits in its `<name>-runs.csv` verify row.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -690,6 +691,42 @@ fn timed_runs_name_every_table_and_agree_with_the_values_row() {
         let tables: BTreeSet<String> = rows.iter().map(|r| r.0.clone()).collect();
         assert_eq!(listed, tables, "{prefix}: the timings are not of the stats files' tables");
         assert!(seconds <= wall, "{name}: the tables took {seconds} s, more than the run's {wall} s");
+    }
+}
+
+/// Every committed timed verify's per-table seconds
+/// (`results/<prefix>-verify-timing.csv`, written by `results/timed.sh`
+/// from the log of the timed `morris verify`) names exactly the tables of
+/// the stats files, each once, and adds up to no more than the wall
+/// seconds of the verify row of `results/<prefix>-runs.csv`, which the
+/// file belongs to.
+#[test]
+fn timed_verify_lists_every_table_within_the_runs_verify_row() {
+    let prefixes = prefixes("-verify-timing.csv");
+    assert!(prefixes.iter().any(|p| p == "nine"), "{prefixes:?}");
+    for prefix in prefixes {
+        let (_, rows) = stats_rows(&prefix);
+        let lines = committed(&format!("{prefix}-verify-timing.csv"));
+        assert_eq!(lines[0], "sector,wall_s", "{prefix}-verify-timing.csv");
+        let mut listed = BTreeSet::new();
+        let mut seconds = 0.0;
+        for line in &lines[1..] {
+            let f = fields(line);
+            assert_eq!(f.len(), 2, "{prefix}-verify-timing.csv: {line}");
+            assert!(listed.insert(f[0].clone()), "{prefix}-verify-timing.csv: listed twice: {line}");
+            seconds += f[1].parse::<f64>().unwrap_or_else(|e| panic!("{prefix}-verify-timing.csv: {line}: {e}"));
+        }
+        let tables: BTreeSet<String> = rows.iter().map(|r| r.0.clone()).collect();
+        assert_eq!(listed, tables, "{prefix}-verify-timing.csv: not the tables of the stats files");
+        let runs = committed(&format!("{prefix}-runs.csv"));
+        let wall: f64 = runs
+            .iter()
+            .map(|l| fields(l))
+            .find(|f| f[0] == "verify")
+            .unwrap_or_else(|| panic!("{prefix}-runs.csv has no verify row for {prefix}-verify-timing.csv"))[1]
+            .parse()
+            .unwrap();
+        assert!(seconds <= wall, "{prefix}: the tables took {seconds} s, more than the verify's {wall} s");
     }
 }
 
