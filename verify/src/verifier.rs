@@ -176,6 +176,13 @@ impl Successors {
         Successors { tables, by_move }
     }
 
+    /// The entries of the usable table at `tables[ti]`; `None` when it is
+    /// unusable.
+    #[inline]
+    fn entries(&self, ti: usize) -> Option<&[u16]> {
+        self.tables[ti].1.as_ref().ok().map(|(_, entries)| entries.as_slice())
+    }
+
     #[inline]
     fn get(&self, sector: Sector) -> Option<&Loaded> {
         self.tables.iter().find(|(s, _)| *s == sector).map(|(_, t)| t)
@@ -272,12 +279,11 @@ struct Totals {
     unusable: Vec<Sector>,
     /// Positions sent to the slow path ([`TableReport::rederived`]).
     rederived: u64,
-    /// Scratch: the successors' (table, slot), then their entries.
+    /// Scratch: the successors' (table, slot) of the general path.
     slots: Vec<(usize, usize)>,
-    entries: Vec<u16>,
-    /// Scratch: the slots of one orbit's positions and their values as
+    /// Scratch: the slots of one orbit's positions and their entries as
     /// re-derived (`None`: to be derived again, slowly).
-    derived: Vec<(u64, Option<Value>)>,
+    derived: Vec<(u64, Option<u16>)>,
 }
 
 impl Totals {
@@ -622,14 +628,14 @@ impl Verifier {
                 return;
             }
             let slot = index.index(us, them);
-            let fast = self.derive_fast(us, &ctx, sector, successors, &mut t.slots, &mut t.entries);
+            let fast = self.derive_fast(us, &ctx, sector, successors, &mut t.slots);
             derived.push((slot, fast));
         });
         for &(slot, fast) in &derived {
-            let Some(value) = stored.get(slot as usize).and_then(|&e| Value::from_entry(e)) else {
+            let Some((entry, value)) = stored.get(slot as usize).and_then(|&e| Some((e, Value::from_entry(e)?))) else {
                 continue;
             };
-            if fast != Some(value) {
+            if fast != Some(entry) {
                 t.rederived += 1;
                 self.check_value(index, sector, slot, value, successors, t);
             }
@@ -681,10 +687,10 @@ impl Verifier {
         }
     }
 
-    /// [`Verifier::derive`] without witnesses, fast: the successors' slots
-    /// are computed first and their entries loaded together, so that the
-    /// memory accesses overlap. `None` when a successor cannot be looked up
-    /// (the slow path says why).
+    /// [`Verifier::derive`] without witnesses, fast, as a table entry: each
+    /// successor's entry is read as soon as its slot is known and kept as a
+    /// running best ([`Best`]). `None` when a successor cannot be looked up
+    /// or holds padding (the slow path says why).
     #[inline]
     fn derive_fast(
         &self,
@@ -693,26 +699,24 @@ impl Verifier {
         sector: Sector,
         successors: &Successors,
         slots: &mut Vec<(usize, usize)>,
-        entries: &mut Vec<u16>,
-    ) -> Option<Value> {
+    ) -> Option<u16> {
         let rules = &self.rules;
         // Misère (where a mill to two stones loses) takes the slow path.
         if rules.line_wins() || rules.misere() || us.count_ones() + (sector.wh as u32) < 3 {
             return None;
         }
         if sector.wh > 0 && !rules.lasker() && !rules.remove_per_mill() {
-            if let Some(v) = self.derive_placing(us, ctx, successors, slots, entries) {
-                return Some(v);
+            if let Some(e) = self.derive_placing(us, ctx, successors) {
+                return Some(e);
             }
         }
         if sector.wh == 0 && !rules.remove_per_mill() {
-            if let Some(v) = self.derive_moving(us, ctx, successors, slots, entries) {
-                return Some(v);
+            if let Some(e) = self.derive_moving(us, ctx, successors) {
+                return Some(e);
             }
         }
         let them = ctx.them;
         slots.clear();
-        entries.clear();
         let mut immediate_win = false;
         let mut any = false;
         let mut problem = false;
@@ -762,64 +766,55 @@ impl Verifier {
             return None;
         }
         if immediate_win {
-            return Some(Value::LOST.back());
+            return Some(Value::LOST.back().to_entry());
         }
         if !any {
             let full = us | them == rules.board().all();
-            return Some(if full && rules.full_board() == FullBoardOutcome::Draw { Value::Draw } else { Value::LOST });
+            let value = if full && rules.full_board() == FullBoardOutcome::Draw { Value::Draw } else { Value::LOST };
+            return Some(value.to_entry());
         }
-        best_of_successors(successors, slots, entries)
+        let mut best = Best::default();
+        for &(ti, slot) in slots.iter() {
+            best.add(*successors.entries(ti)?.get(slot)?);
+        }
+        best.entry()
     }
 
     /// [`Verifier::derive_fast`] for a position placing a stone without the
     /// Lasker rule, where a mill removes one stone: the empty points whose
-    /// placement closes a mill are found first ([`Board::closes_mill`](morris_db::Board::closes_mill), as
-    /// [`for_each_move`] does), each paired with every removable stone; the
-    /// other empty points are quiet placements, ranked through the prepared
-    /// [`OrbitBlock::extensions`]. No move is built. `None` where it does not
-    /// apply (the opponent's set has a symmetry, a successor table is
-    /// unusable): the caller takes the general path.
+    /// placement closes a mill are found at once
+    /// ([`Board::completing_points`](morris_db::Board::completing_points),
+    /// which a test holds to [`Board::closes_mill`](morris_db::Board::closes_mill),
+    /// as [`for_each_move`] uses it), each paired with every removable stone;
+    /// the other empty points are quiet placements, ranked through the
+    /// prepared [`OrbitBlock::extensions`]. No move is built. `None` where it
+    /// does not apply (the opponent's set has a symmetry, a successor table
+    /// is unusable): the caller takes the general path.
     #[inline]
-    fn derive_placing(
-        &self,
-        us: Bitboard,
-        ctx: &ThemOrbit,
-        successors: &Successors,
-        slots: &mut Vec<(usize, usize)>,
-        entries: &mut Vec<u16>,
-    ) -> Option<Value> {
-        let rules = &self.rules;
-        let board = rules.board();
-        let them = ctx.them;
-        let empty = board.all() & !us & !them;
+    fn derive_placing(&self, us: Bitboard, ctx: &ThemOrbit, successors: &Successors) -> Option<u16> {
+        let board = self.rules.board();
+        let empty = board.all() & !us & !ctx.them;
         if empty == 0 {
             return None;
         }
         let quiet = successors.by_move[1][0]?;
         let placements = ctx.quiet[quiet].1.as_ref()?.extensions(us);
-        let mut closing = 0;
-        if ctx.removes {
-            for p in Points(empty) {
-                if board.closes_mill(us | 1 << p, p) {
-                    closing |= 1 << p;
-                }
-            }
-        }
-        slots.clear();
-        entries.clear();
+        let quiet_entries = successors.entries(quiet)?;
+        let closing = if ctx.removes { board.completing_points(us, empty) } else { 0 };
+        let mut best = Best::default();
         if closing != 0 {
             if ctx.capture_wins {
-                return Some(Value::LOST.back());
+                return Some(Value::LOST.back().to_entry());
             }
             let captures = Captures::new(successors, 1)?;
             for p in Points(closing) {
-                captures.push(ctx, us | 1 << p, slots)?;
+                captures.add(ctx, us | 1 << p, &mut best)?;
             }
         }
         for p in Points(empty & !closing) {
-            slots.push((quiet, placements.slot(p) as usize));
+            best.add(*quiet_entries.get(placements.slot(p) as usize)?);
         }
-        best_of_successors(successors, slots, entries)
+        best.entry()
     }
 
     /// [`Verifier::derive_fast`] for a position moving a stone (slides, or
@@ -831,25 +826,16 @@ impl Verifier {
     /// has a symmetry, a successor table is unusable, no legal move): the
     /// caller takes the general path.
     #[inline]
-    fn derive_moving(
-        &self,
-        us: Bitboard,
-        ctx: &ThemOrbit,
-        successors: &Successors,
-        slots: &mut Vec<(usize, usize)>,
-        entries: &mut Vec<u16>,
-    ) -> Option<Value> {
-        let rules = &self.rules;
-        let board = rules.board();
-        let them = ctx.them;
-        let empty = board.all() & !us & !them;
+    fn derive_moving(&self, us: Bitboard, ctx: &ThemOrbit, successors: &Successors) -> Option<u16> {
+        let board = self.rules.board();
+        let empty = board.all() & !us & !ctx.them;
         let quiet = successors.by_move[0][0]?;
         let block = ctx.quiet[quiet].1.as_ref()?;
-        let flying = rules.flies(us.count_ones());
+        let quiet_entries = successors.entries(quiet)?;
+        let flying = self.rules.flies(us.count_ones());
         // Set up on the first mill.
         let mut captures: Option<Captures> = None;
-        slots.clear();
-        entries.clear();
+        let mut best = Best::default();
         for from in Points(us) {
             let targets = if flying { empty } else { board.adjacent(from) & empty };
             let rest = us & !(1 << from);
@@ -857,22 +843,19 @@ impl Verifier {
                 let after = rest | 1 << to;
                 if ctx.removes && board.closes_mill(after, to) {
                     if ctx.capture_wins {
-                        return Some(Value::LOST.back());
+                        return Some(Value::LOST.back().to_entry());
                     }
                     let c = match &captures {
                         Some(c) => c,
                         None => captures.insert(Captures::new(successors, 0)?),
                     };
-                    c.push(ctx, after, slots)?;
+                    c.add(ctx, after, &mut best)?;
                 } else {
-                    slots.push((quiet, block.slot(after) as usize));
+                    best.add(*quiet_entries.get(block.slot(after) as usize)?);
                 }
             }
         }
-        if slots.is_empty() {
-            return None;
-        }
-        best_of_successors(successors, slots, entries)
+        best.entry()
     }
 
     /// The value of the position `us` (to move) against `them` in `sector`,
@@ -988,68 +971,86 @@ impl Verifier {
 /// place (`placed` 1) or move (0) a stone and remove one (the stones they
 /// may remove are [`ThemOrbit::victims`]).
 struct Captures<'a> {
-    table: usize,
     index: &'a SectorIndex,
+    entries: &'a [u16],
 }
 
 impl<'a> Captures<'a> {
     /// The captures by a move that places a stone (`placed` 1) or moves one
     /// (0); `None` when their table is missing or unusable.
     fn new(successors: &'a Successors, placed: usize) -> Option<Captures<'a>> {
-        let table = successors.by_move[placed][1]?;
-        let Ok((index, _)) = &successors.tables[table].1 else {
+        let Ok((index, entries)) = &successors.tables[successors.by_move[placed][1]?].1 else {
             return None;
         };
-        Some(Captures { table, index })
+        Some(Captures { index, entries })
     }
 
-    /// Appends the slots of the captures by a move leaving the mover's
-    /// stones `after`, one per removable stone of `ctx.them`; `None` when the set less a
-    /// stone is not located (no table of one stone fewer in `ctx`).
+    /// Adds to `best` the entries of the captures by a move leaving the
+    /// mover's stones `after`, one per removable stone of `ctx.them`; `None`
+    /// when the set less a stone is not located (no table of one stone
+    /// fewer in `ctx`) or a slot lies outside the table.
     #[inline]
-    fn push(&self, ctx: &ThemOrbit, after: Bitboard, slots: &mut Vec<(usize, usize)>) -> Option<()> {
+    fn add(&self, ctx: &ThemOrbit, after: Bitboard, best: &mut Best) -> Option<()> {
         for r in Points(ctx.victims) {
-            slots.push((self.table, self.index.index_at(ctx.removed[r as usize]?, after) as usize));
+            best.add(*self.entries.get(self.index.index_at(ctx.removed[r as usize]?, after) as usize)?);
         }
         Some(())
     }
 }
 
-/// The value of a position whose moves lead to the successors' `slots`
-/// (table, slot), from their stored entries (read into `entries`): the
-/// shortest loss for the opponent, else a draw, else the longest win, one
-/// ply on. `None` when a slot holds no value or lies outside its table.
-#[inline]
-fn best_of_successors(successors: &Successors, slots: &[(usize, usize)], entries: &mut Vec<u16>) -> Option<Value> {
-    // Independent loads, issued back to back.
-    for &(ti, slot) in slots.iter() {
-        let Ok((_, table)) = &successors.tables[ti].1 else {
-            return None;
+/// The best of a position's successors for its side to move, kept as a
+/// running minimum over their table entries (module `value`'s encoding:
+/// 0 a draw, `n + 1` a DTM of `n` plies, odd entries losses for the
+/// successor's side to move, even ones wins): the shortest loss for the
+/// opponent, else a draw, else the longest win. Branch-free, so that the
+/// reads of a position's successors overlap.
+#[derive(Debug, Clone, Copy)]
+struct Best {
+    /// The smallest key so far: an odd entry `e` (the opponent loses) is
+    /// `e`, a draw `0x1_0000`, an even entry `e` (the opponent wins)
+    /// `0x3_0000 - e`; `u32::MAX` before the first.
+    key: u32,
+    /// Some successor slot held the padding entry.
+    padding: bool,
+}
+
+impl Default for Best {
+    fn default() -> Best {
+        Best { key: u32::MAX, padding: false }
+    }
+}
+
+impl Best {
+    /// Takes one successor's entry into account.
+    #[inline(always)]
+    fn add(&mut self, entry: u16) {
+        let e = u32::from(entry);
+        let key = if e & 1 == 1 {
+            e
+        } else if e == 0 {
+            0x1_0000
+        } else {
+            0x3_0000 - e
         };
-        entries.push(*table.get(slot)?);
+        self.key = self.key.min(key);
+        self.padding |= entry == PADDING_ENTRY;
     }
-    let (mut shortest_loss, mut longest_win, mut draw) = (None::<Value>, None::<Value>, false);
-    for &e in entries.iter() {
-        let v = Value::from_entry(e)?;
-        match v {
-            Value::Loss(n) => {
-                if !matches!(shortest_loss, Some(Value::Loss(m)) if m <= n) {
-                    shortest_loss = Some(v);
-                }
-            }
-            Value::Win(n) => {
-                if !matches!(longest_win, Some(Value::Win(m)) if m >= n) {
-                    longest_win = Some(v);
-                }
-            }
-            Value::Draw => draw = true,
+
+    /// The entry of the position, one ply before its best successor: a
+    /// successor's loss in `n` (entry `n + 1`) makes a win in `n + 1`
+    /// (entry `n + 2`), a win in `n` a loss in `n + 1`, a draw a draw.
+    /// `None` when no successor was added or one held padding.
+    #[inline]
+    fn entry(self) -> Option<u16> {
+        if self.padding || self.key == u32::MAX {
+            return None;
         }
+        Some(if self.key < 0x1_0000 {
+            self.key as u16 + 1
+        } else if self.key == 0x1_0000 {
+            0
+        } else {
+            (0x3_0000 - self.key) as u16 + 1
+        })
     }
-    Some(if let Some(loss) = shortest_loss {
-        loss.back()
-    } else if draw {
-        Value::Draw
-    } else {
-        longest_win?.back()
-    })
 }

@@ -407,14 +407,11 @@ impl SectorIndex {
         let rep = self.orbits.representative(orbit);
         let stabiliser = self.orbits.stabiliser(orbit);
         let syms = self.board.symmetries();
-        let mut free = [0u8; 32];
-        for (i, p) in Points(self.board.all() & !rep).enumerate() {
-            free[i] = p;
-        }
+        let free = Deposit::new(self.board.all() & !rep);
         let base = orbit as u64 * self.opponent_sets;
         let mut compressed: Bitboard = if self.b == 0 { 0 } else { (1 << self.b) - 1 };
         for r in 0..self.opponent_sets {
-            let them = Points(compressed).fold(0, |acc, i| acc | 1 << free[i as usize]);
+            let them = free.apply(compressed);
             if stabiliser.iter().all(|&g| syms[g as usize].apply(them) >= them) {
                 f(base + r, rep, them);
             }
@@ -440,7 +437,7 @@ impl SectorIndex {
         for (i, p) in Points(self.board.all() & !rep).enumerate() {
             compressed[p as usize] = i as u8;
         }
-        Some(OrbitBlock { base: o as u64 * self.opponent_sets, compressed })
+        Some(OrbitBlock { base: o as u64 * self.opponent_sets, rep, compressed })
     }
 
     /// Whether `slot` (below [`SectorIndex::len`]) is padding: its opponent
@@ -468,13 +465,10 @@ impl SectorIndex {
             let orbit_end = ((orbit as u64 + 1) * self.opponent_sets).min(end);
             let stabiliser = self.orbits.stabiliser(orbit);
             if !stabiliser.is_empty() {
-                let mut free = [0u8; 32];
-                for (i, p) in Points(self.board.all() & !self.orbits.representative(orbit)).enumerate() {
-                    free[i] = p;
-                }
+                let free = Deposit::new(self.board.all() & !self.orbits.representative(orbit));
                 let mut compressed = colex_unrank(slot % self.opponent_sets, self.b);
                 for s in slot..orbit_end {
-                    let them = Points(compressed).fold(0, |acc, i| acc | 1 << free[i as usize]);
+                    let them = free.apply(compressed);
                     if stabiliser.iter().any(|&g| syms[g as usize].apply(them) < them) {
                         f(s);
                     }
@@ -588,15 +582,46 @@ pub fn rank_among_empty(occupied: Bitboard, them: Bitboard) -> u64 {
 /// Places the bits of `compressed` onto the points not in `occupied`, in
 /// order (inverse of [`rank_among_empty`] after [`colex_unrank`]); `n` is the
 /// number of points of the board (bits beyond the board's points are lost).
-pub fn expand_into_empty(occupied: Bitboard, mut compressed: Bitboard, n: usize) -> Bitboard {
+pub fn expand_into_empty(occupied: Bitboard, compressed: Bitboard, n: usize) -> Bitboard {
     let board = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
-    let free = (!occupied & board).to_le_bytes();
-    let mut out = 0u32;
-    for (c, &mask) in free.iter().enumerate() {
-        out |= (PDEP_BYTES[mask as usize * 256 + (compressed & 0xff) as usize] as u32) << (8 * c);
-        compressed >>= mask.count_ones();
+    Deposit::new(!occupied & board).apply(compressed)
+}
+
+/// A parallel bit deposit onto a fixed set of points (`mask`): the low bits
+/// of a compressed set, one per point of the mask, placed on those points
+/// in order, a byte of the mask at a time through `PDEP_BYTES`. Set up once
+/// per mask (the empty points of an orbit's representative), then four
+/// table reads a set, with no loop over its points.
+#[derive(Debug, Clone, Copy)]
+struct Deposit {
+    /// Per byte `c` of the mask, its row in `PDEP_BYTES` (`mask byte * 256`).
+    rows: [usize; 4],
+    /// Per byte, how many of the compressed set's bits the lower bytes of
+    /// the mask take (at most 24, so a shift of a `u32` never overflows).
+    shifts: [u32; 4],
+}
+
+impl Deposit {
+    fn new(mask: Bitboard) -> Deposit {
+        let bytes = mask.to_le_bytes();
+        let (mut rows, mut shifts, mut below) = ([0; 4], [0; 4], 0);
+        for c in 0..4 {
+            rows[c] = bytes[c] as usize * 256;
+            shifts[c] = below;
+            below += bytes[c].count_ones();
+        }
+        Deposit { rows, shifts }
     }
-    out
+
+    #[inline(always)]
+    fn apply(&self, compressed: Bitboard) -> Bitboard {
+        let mut out = 0u32;
+        for c in 0..4 {
+            let byte = (compressed >> self.shifts[c]) & 0xff;
+            out |= (PDEP_BYTES[self.rows[c] + byte as usize] as u32) << (8 * c);
+        }
+        out
+    }
 }
 
 /// The slots of one orbit block of a sector whose representative has a
@@ -606,6 +631,8 @@ pub fn expand_into_empty(occupied: Bitboard, mut compressed: Bitboard, n: usize)
 pub struct OrbitBlock {
     /// Slot of the block's first opponent set.
     base: u64,
+    /// The representative: the points the opponent sets are ranked without.
+    rep: Bitboard,
     /// Per point, its position among the points the representative leaves
     /// empty (`u8::MAX` for the representative's own points).
     compressed: [u8; 32],
@@ -616,11 +643,7 @@ impl OrbitBlock {
     /// of the sector's opponent stone count).
     #[inline]
     pub fn slot(&self, them: Bitboard) -> u64 {
-        let mut r = 0;
-        for (i, p) in Points(them).enumerate() {
-            r += BINOMIAL[self.compressed[p as usize] as usize][i + 1];
-        }
-        self.base + r
+        self.base + rank_among_empty(self.rep, them)
     }
 
     /// Prepares the slots of `set` plus one more point, for every point:
