@@ -595,6 +595,24 @@ fn values_csv_agrees_with_the_stats_files_and_the_published_values() {
     assert!(seen.contains("nine") && seen.contains("three"), "{lines:?}");
 }
 
+/// The seconds of a committed per-table list (`sector,wall_s`, such as
+/// `results/<prefix>-verify.csv`), added up, after checking that it names
+/// exactly the tables of `rows` (the rule set's stats files), each once.
+fn table_seconds(file: &str, rows: &[(String, u64, Option<u32>)]) -> f64 {
+    let lines = committed(file);
+    assert_eq!(lines[0], "sector,wall_s", "{file}");
+    let mut listed = BTreeSet::new();
+    let mut seconds = 0.0;
+    for line in &lines[1..] {
+        let (sector, s) = line.split_once(',').unwrap_or_else(|| panic!("{file}: {line}"));
+        assert!(listed.insert(sector.to_string()), "{file}: listed twice: {line}");
+        seconds += s.parse::<f64>().unwrap_or_else(|e| panic!("{file}: {line}: {e}"));
+    }
+    let tables: BTreeSet<String> = rows.iter().map(|r| r.0.clone()).collect();
+    assert_eq!(listed, tables, "{file}: not the tables of the stats files");
+    seconds
+}
+
 /// Every committed verify list (`results/<prefix>-verify.csv`, written by
 /// `results/whole.sh`: each table's wall seconds, appended when it passed
 /// `morris verify`) names exactly the tables of the rule set's stats files,
@@ -607,17 +625,7 @@ fn verify_lists_name_every_table_and_add_up_to_the_values_row() {
     let values = committed("values.csv");
     for prefix in prefixes {
         let (name, rows) = stats_rows(&prefix);
-        let lines = committed(&format!("{prefix}-verify.csv"));
-        assert_eq!(lines[0], "sector,wall_s", "{prefix}-verify.csv");
-        let mut listed = BTreeSet::new();
-        let mut seconds = 0.0;
-        for line in &lines[1..] {
-            let (sector, s) = line.split_once(',').unwrap_or_else(|| panic!("{prefix}-verify.csv: {line}"));
-            assert!(listed.insert(sector.to_string()), "{prefix}-verify.csv: listed twice: {line}");
-            seconds += s.parse::<f64>().unwrap_or_else(|e| panic!("{prefix}-verify.csv: {line}: {e}"));
-        }
-        let tables: BTreeSet<String> = rows.iter().map(|r| r.0.clone()).collect();
-        assert_eq!(listed, tables, "{prefix}-verify.csv: not the tables of the stats files");
+        let seconds = table_seconds(&format!("{prefix}-verify.csv"), &rows);
         let row = values_row(&values, &name);
         let verify_s: f64 = row[6].parse().unwrap_or_else(|e| panic!("{name}: verify_s {:?}: {e}", row[6]));
         assert!((verify_s - seconds).abs() <= 0.5, "{name}: verify_s {verify_s}, the list adds up to {seconds}");
@@ -706,18 +714,7 @@ fn timed_verify_lists_every_table_within_the_runs_verify_row() {
     assert!(prefixes.iter().any(|p| p == "nine"), "{prefixes:?}");
     for prefix in prefixes {
         let (_, rows) = stats_rows(&prefix);
-        let lines = committed(&format!("{prefix}-verify-timing.csv"));
-        assert_eq!(lines[0], "sector,wall_s", "{prefix}-verify-timing.csv");
-        let mut listed = BTreeSet::new();
-        let mut seconds = 0.0;
-        for line in &lines[1..] {
-            let f = fields(line);
-            assert_eq!(f.len(), 2, "{prefix}-verify-timing.csv: {line}");
-            assert!(listed.insert(f[0].clone()), "{prefix}-verify-timing.csv: listed twice: {line}");
-            seconds += f[1].parse::<f64>().unwrap_or_else(|e| panic!("{prefix}-verify-timing.csv: {line}: {e}"));
-        }
-        let tables: BTreeSet<String> = rows.iter().map(|r| r.0.clone()).collect();
-        assert_eq!(listed, tables, "{prefix}-verify-timing.csv: not the tables of the stats files");
+        let seconds = table_seconds(&format!("{prefix}-verify-timing.csv"), &rows);
         let runs = committed(&format!("{prefix}-runs.csv"));
         let wall: f64 = runs
             .iter()
