@@ -272,16 +272,17 @@ struct Opponent {
 /// one. The points where a placement closes a mill come from the mills
 /// with two of `us`'s stones and an empty third point; every other empty
 /// point is a quiet placement, read through `quiet(point)`, and each
-/// closing point with each removable stone `r` a capture, read through
-/// `capture(r, us after the placement)`. `None` when a child's table holds
-/// no value there (a padding slot or one past its end).
+/// closing point `p` a mill whose captures (one per removable stone) give
+/// `captures(p, us after the placement)`: the best of their
+/// [`Captured`]. `None` when a child's table holds no value there (a
+/// padding slot or one past its end).
 #[inline(always)]
 fn placement_entry(
     rules: &RuleSet,
     opponent: &Opponent,
     us: Bitboard,
     quiet: impl Fn(Point) -> Option<u16>,
-    capture: impl Fn(Point, Bitboard) -> Option<u16>,
+    mut captures: impl FnMut(Point, Bitboard) -> Option<Captured>,
 ) -> Option<u16> {
     let board = rules.board();
     let empty = board.all() & !us & !opponent.them;
@@ -306,12 +307,9 @@ fn placement_entry(
             best = best.max(child_rank(e));
         } else {
             for p in Points(closing) {
-                let after = us | 1 << p;
-                for r in Points(opponent.removable) {
-                    let e = capture(r, after)?;
-                    padding |= e == PADDING_ENTRY;
-                    best = best.max(child_rank(e));
-                }
+                let c = captures(p, us | 1 << p)?;
+                padding |= c.padding;
+                best = best.max(c.rank);
             }
         }
     }
@@ -322,6 +320,62 @@ fn placement_entry(
         return Some(rules.no_move_value(us, opponent.them).to_entry());
     }
     Some(entry_of_best(best))
+}
+
+/// The best of the captures after one mill ([`placement_entry`]): the
+/// highest [`child_rank`] of their children's entries (0 for none), and
+/// whether one of them held padding.
+#[derive(Debug, Clone, Copy, Default)]
+struct Captured {
+    rank: u32,
+    padding: bool,
+}
+
+impl Captured {
+    /// Takes one capture's child entry into account.
+    #[inline(always)]
+    fn add(&mut self, entry: u16) {
+        self.padding |= entry == PADDING_ENTRY;
+        self.rank = self.rank.max(child_rank(entry));
+    }
+}
+
+/// The captures after each mill of the positions of one orbit of the
+/// opponent's stones, found once and kept ([`solve_placement_sector`]):
+/// a mill's captures depend only on the stones the mover leaves, and a set
+/// with a mill is left by a placement onto any point of it, so most are
+/// asked for by several positions. Cells are by the rank of that set in
+/// the opponent's orbit block of the quiet child (the slot a quiet
+/// placement leaving it would have, less [`OrbitBlock::first`](morris_db::index::OrbitBlock::first)).
+#[derive(Default)]
+struct CaptureMemo {
+    /// Per set, `rank | padding << 31` of its [`Captured`], or `UNKNOWN`.
+    cells: Vec<u32>,
+}
+
+impl CaptureMemo {
+    const UNKNOWN: u32 = u32::MAX;
+
+    /// Empties the memo for an orbit block of `len` sets.
+    fn reset(&mut self, len: usize) {
+        self.cells.clear();
+        self.cells.resize(len, Self::UNKNOWN);
+    }
+
+    /// The captures of the set in cell `at`, found by `find` the first
+    /// time; `None` when `find` fails (not kept) or `at` is outside the
+    /// block.
+    #[inline(always)]
+    fn get(&mut self, at: u64, find: impl FnOnce() -> Option<Captured>) -> Option<Captured> {
+        let cell = self.cells.get_mut(usize::try_from(at).ok()?)?;
+        if *cell != Self::UNKNOWN {
+            return Some(Captured { rank: *cell & !(1 << 31), padding: *cell >> 31 == 1 });
+        }
+        let c = find()?;
+        // Ranks stay below 2^18, so a kept cell never reads as `UNKNOWN`.
+        *cell = c.rank | u32::from(c.padding) << 31;
+        Some(c)
+    }
 }
 
 /// The entry of `slot` in a child's table, through `view` (the table's
@@ -376,7 +430,7 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
     let faults: usize = by_them_entries
         .par_chunks_mut(mirror_block)
         .enumerate()
-        .map(|(orbit, chunk)| {
+        .map_init(CaptureMemo::default, |memo, (orbit, chunk)| {
             let mut faults = 0;
             let base = (orbit * mirror_block) as u64;
             // `them` is this orbit's representative, in the quiet child's
@@ -415,20 +469,37 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
                     capture_decided: decided((sector.b + sector.bh).saturating_sub(1)),
                 };
                 let quiet_view = quiet_child.and_then(|c| c.table.entries_view());
+                // The captures after a mill that leaves the mover's stones
+                // `after`: one per removable stone.
+                let captures_of = |after: Bitboard| {
+                    let mut c = Captured::default();
+                    for r in Points(opponent.removable) {
+                        c.add(capture_entry(r, after)?);
+                    }
+                    Some(c)
+                };
+                if let (Some(c), Some(_)) = (quiet_child, &fast) {
+                    memo.reset(c.index.opponent_sets() as usize);
+                }
                 by_them.for_each_in_orbit(orbit, |slot, _, us| {
                     let entry = match (quiet_child, &fast) {
                         (Some(c), Some(f)) => {
                             let extensions = f.extensions(us);
                             let quiet = |p: Point| entry(&c.table, quiet_view, extensions.slot(p));
-                            placement_entry(rules, &opponent, us, quiet, capture_entry)
+                            // Kept by the rank the set has in the quiet
+                            // child's block, as a quiet placement's child.
+                            let captures = |p: Point, after: Bitboard| {
+                                memo.get(extensions.slot(p) - f.first(), || captures_of(after))
+                            };
+                            placement_entry(rules, &opponent, us, quiet, captures)
                         }
                         (Some(c), None) => {
                             let (o, g) = block.unwrap_or_default();
                             let quiet =
                                 |p: Point| entry(&c.table, quiet_view, c.index.index_with_orbit(o, g, us | 1 << p));
-                            placement_entry(rules, &opponent, us, quiet, capture_entry)
+                            placement_entry(rules, &opponent, us, quiet, |_, after| captures_of(after))
                         }
-                        (None, _) => placement_entry(rules, &opponent, us, |_| None, capture_entry),
+                        (None, _) => placement_entry(rules, &opponent, us, |_| None, |_, after| captures_of(after)),
                     };
                     match entry {
                         Some(e) => chunk[(slot - base) as usize] = e,

@@ -284,6 +284,8 @@ struct Totals {
     /// Scratch: the slots of one orbit's positions and their entries as
     /// re-derived (`None`: to be derived again, slowly).
     derived: Vec<(u64, Option<u16>)>,
+    /// Scratch: the best capture after each mill of one orbit's positions.
+    memo: CaptureMemo,
 }
 
 impl Totals {
@@ -450,37 +452,46 @@ impl Verifier {
         let successors =
             Successors::new(sector, self.successor_sectors(sector).into_iter().map(|s| (s, self.load(s))).collect());
         let limit = self.max_faults;
-        // Pass 1, in slot order: padding, the statistics, and a copy of the
-        // stored values in memory (unless the table is one of its own
-        // successors, loaded already).
+        // Pass 1, in slot order: padding and the statistics, read from the
+        // stored values in memory: the table's own entries when it is one of
+        // its successors (loaded already), else its blocks decompressed on
+        // all threads ([`Table::entries`]). A table some of whose blocks do
+        // not decompress is read slot by slot instead (into a copy), so that
+        // the faults name the slots.
         let block = index.opponent_sets().max(1) as usize;
         let orbits = index.orbit_table().len();
-        let mut copy = match successors.get(sector) {
+        let decoded = match successors.get(sector) {
             Some(Ok(_)) => None,
-            _ => Some(vec![PADDING_ENTRY; index.len() as usize]),
+            _ => table.entries().ok(),
         };
-        let mut totals = match copy.as_mut() {
-            Some(copy) => copy
-                .par_chunks_mut(block)
-                .enumerate()
-                .fold(Totals::default, |mut t, (orbit, chunk)| {
-                    self.sweep_orbit(&index, &table, orbit, Some(chunk), &mut t);
-                    t
-                })
-                .reduce(Totals::default, |a, b| a.merge(b, limit)),
-            None => (0..orbits)
+        let loaded: Option<&[u16]> = match successors.get(sector) {
+            Some(Ok((_, entries))) => Some(entries),
+            _ => decoded.as_deref(),
+        };
+        let mut copy = None;
+        let mut totals = match loaded {
+            Some(stored) => (0..orbits)
                 .into_par_iter()
                 .fold(Totals::default, |mut t, orbit| {
-                    self.sweep_orbit(&index, &table, orbit, None, &mut t);
+                    self.sweep_orbit(&index, sector, |slot| stored.get(slot as usize).copied(), orbit, None, &mut t);
                     t
                 })
                 .reduce(Totals::default, |a, b| a.merge(b, limit)),
+            None => {
+                let mut entries = vec![PADDING_ENTRY; index.len() as usize];
+                let totals = entries
+                    .par_chunks_mut(block)
+                    .enumerate()
+                    .fold(Totals::default, |mut t, (orbit, chunk)| {
+                        self.sweep_orbit(&index, sector, |slot| table.entry(slot), orbit, Some(chunk), &mut t);
+                        t
+                    })
+                    .reduce(Totals::default, |a, b| a.merge(b, limit));
+                copy = Some(entries);
+                totals
+            }
         };
-        let stored: &[u16] = match (&copy, successors.get(sector)) {
-            (Some(copy), _) => copy,
-            (None, Some(Ok((_, entries)))) => entries,
-            (None, _) => &[],
-        };
+        let stored: &[u16] = loaded.or(copy.as_deref()).unwrap_or(&[]);
         // Pass 2, by the orbit of the opponent's stones: the positions whose
         // opponent sets share an orbit have their moves without capture lead
         // into one block of the next table (and their captures into a few),
@@ -532,13 +543,14 @@ impl Verifier {
     }
 
     /// Checks the slots of one orbit of the side to move's stone sets in
-    /// slot order: padding slots hold the padding entry, canonical ones a
-    /// value (counted into the statistics, and copied into `copy`, the
-    /// orbit's slots, when given).
+    /// slot order, reading each slot's entry through `entry`: padding slots
+    /// hold the padding entry, canonical ones a value (counted into the
+    /// statistics, and copied into `copy`, the orbit's slots, when given).
     fn sweep_orbit(
         &self,
         index: &SectorIndex,
-        table: &Table,
+        sector: Sector,
+        entry: impl Fn(u64) -> Option<u16>,
         orbit: usize,
         mut copy: Option<&mut [u16]>,
         t: &mut Totals,
@@ -547,10 +559,9 @@ impl Verifier {
         let base = orbit as u64 * index.opponent_sets();
         let end = base + index.opponent_sets();
         let mut next = base;
-        let sector = table.header().sector;
         let check_padding = |from: u64, to: u64, t: &mut Totals| {
             for slot in from..to {
-                let e = table.entry(slot);
+                let e = entry(slot);
                 if e != Some(PADDING_ENTRY) {
                     t.fault(
                         limit,
@@ -573,7 +584,7 @@ impl Verifier {
             if self.rules.line_wins() && self.rules.has_line(us) {
                 // The side to move has a line: not a position of a game
                 // (a line ends it), stored as padding.
-                if let Some(v) = table.value(slot) {
+                if let Some(v) = entry(slot).and_then(Value::from_entry) {
                     t.fault(
                         limit,
                         Fault::Padding {
@@ -587,12 +598,12 @@ impl Verifier {
                 }
                 return;
             }
-            let entry = table.entry(slot);
-            let Some(stored) = entry.and_then(Value::from_entry) else {
+            let stored_entry = entry(slot);
+            let Some(stored) = stored_entry.and_then(Value::from_entry) else {
                 t.fault(limit, Fault::Padding { slot, detail: format!("{} holds the padding entry", position()) });
                 return;
             };
-            if let (Some(copy), Some(e)) = (copy.as_deref_mut(), entry) {
+            if let (Some(copy), Some(e)) = (copy.as_deref_mut(), stored_entry) {
                 copy[(slot - base) as usize] = e;
             }
             t.values.add(stored);
@@ -623,12 +634,18 @@ impl Verifier {
         // (read one by one, each stalled the derivation).
         let mut derived = std::mem::take(&mut t.derived);
         derived.clear();
+        // The captures after a mill are shared by the positions whose
+        // moves leave the same stones (`CaptureMemo`), within this orbit.
+        let quiet_sets = successors.by_move[usize::from(sector.wh > 0)][0]
+            .and_then(|ti| successors.tables[ti].1.as_ref().ok())
+            .map_or(0, |(qindex, _)| qindex.opponent_sets() as usize);
+        t.memo.reset(quiet_sets);
         by_them.for_each_in_orbit(orbit, |_, them, us| {
             if self.rules.line_wins() && self.rules.has_line(us) {
                 return;
             }
             let slot = index.index(us, them);
-            let fast = self.derive_fast(us, &ctx, sector, successors, &mut t.slots);
+            let fast = self.derive_fast(us, &ctx, sector, successors, &mut t.slots, &mut t.memo);
             derived.push((slot, fast));
         });
         for &(slot, fast) in &derived {
@@ -699,6 +716,7 @@ impl Verifier {
         sector: Sector,
         successors: &Successors,
         slots: &mut Vec<(usize, usize)>,
+        memo: &mut CaptureMemo,
     ) -> Option<u16> {
         let rules = &self.rules;
         // Misère (where a mill to two stones loses) takes the slow path.
@@ -706,12 +724,12 @@ impl Verifier {
             return None;
         }
         if sector.wh > 0 && !rules.lasker() && !rules.remove_per_mill() {
-            if let Some(e) = self.derive_placing(us, ctx, successors) {
+            if let Some(e) = self.derive_placing(us, ctx, successors, memo) {
                 return Some(e);
             }
         }
         if sector.wh == 0 && !rules.remove_per_mill() {
-            if let Some(e) = self.derive_moving(us, ctx, successors) {
+            if let Some(e) = self.derive_moving(us, ctx, successors, memo) {
                 return Some(e);
             }
         }
@@ -791,14 +809,21 @@ impl Verifier {
     /// does not apply (the opponent's set has a symmetry, a successor table
     /// is unusable): the caller takes the general path.
     #[inline]
-    fn derive_placing(&self, us: Bitboard, ctx: &ThemOrbit, successors: &Successors) -> Option<u16> {
+    fn derive_placing(
+        &self,
+        us: Bitboard,
+        ctx: &ThemOrbit,
+        successors: &Successors,
+        memo: &mut CaptureMemo,
+    ) -> Option<u16> {
         let board = self.rules.board();
         let empty = board.all() & !us & !ctx.them;
         if empty == 0 {
             return None;
         }
         let quiet = successors.by_move[1][0]?;
-        let placements = ctx.quiet[quiet].1.as_ref()?.extensions(us);
+        let block = ctx.quiet[quiet].1.as_ref()?;
+        let placements = block.extensions(us);
         let quiet_entries = successors.entries(quiet)?;
         let closing = if ctx.removes { board.completing_points(us, empty) } else { 0 };
         let mut best = Best::default();
@@ -808,7 +833,10 @@ impl Verifier {
             }
             let captures = Captures::new(successors, 1)?;
             for p in Points(closing) {
-                captures.add(ctx, us | 1 << p, &mut best)?;
+                // The stones after the placement rank as a quiet
+                // placement's child would: the memo's cell.
+                let at = placements.slot(p) - block.first();
+                best.merge(memo.best(at, || captures.best(ctx, us | 1 << p))?);
             }
         }
         for p in Points(empty & !closing) {
@@ -826,7 +854,13 @@ impl Verifier {
     /// has a symmetry, a successor table is unusable, no legal move): the
     /// caller takes the general path.
     #[inline]
-    fn derive_moving(&self, us: Bitboard, ctx: &ThemOrbit, successors: &Successors) -> Option<u16> {
+    fn derive_moving(
+        &self,
+        us: Bitboard,
+        ctx: &ThemOrbit,
+        successors: &Successors,
+        memo: &mut CaptureMemo,
+    ) -> Option<u16> {
         let board = self.rules.board();
         let empty = board.all() & !us & !ctx.them;
         let quiet = successors.by_move[0][0]?;
@@ -841,6 +875,7 @@ impl Verifier {
             let rest = us & !(1 << from);
             for to in Points(targets) {
                 let after = rest | 1 << to;
+                let slot = block.slot(after);
                 if ctx.removes && board.closes_mill(after, to) {
                     if ctx.capture_wins {
                         return Some(Value::LOST.back().to_entry());
@@ -849,9 +884,9 @@ impl Verifier {
                         Some(c) => c,
                         None => captures.insert(Captures::new(successors, 0)?),
                     };
-                    c.add(ctx, after, &mut best)?;
+                    best.merge(memo.best(slot - block.first(), || c.best(ctx, after))?);
                 } else {
-                    best.add(*quiet_entries.get(block.slot(after) as usize)?);
+                    best.add(*quiet_entries.get(slot as usize)?);
                 }
             }
         }
@@ -985,16 +1020,60 @@ impl<'a> Captures<'a> {
         Some(Captures { index, entries })
     }
 
-    /// Adds to `best` the entries of the captures by a move leaving the
-    /// mover's stones `after`, one per removable stone of `ctx.them`; `None`
-    /// when the set less a stone is not located (no table of one stone
-    /// fewer in `ctx`) or a slot lies outside the table.
+    /// The best of the captures by a move leaving the mover's stones
+    /// `after`, one per removable stone of `ctx.them`; `None` when the set
+    /// less a stone is not located (no table of one stone fewer in `ctx`)
+    /// or a slot lies outside the table.
     #[inline]
-    fn add(&self, ctx: &ThemOrbit, after: Bitboard, best: &mut Best) -> Option<()> {
+    fn best(&self, ctx: &ThemOrbit, after: Bitboard) -> Option<Best> {
+        let mut best = Best::default();
         for r in Points(ctx.victims) {
             best.add(*self.entries.get(self.index.index_at(ctx.removed[r as usize]?, after) as usize)?);
         }
-        Some(())
+        Some(best)
+    }
+}
+
+/// The best capture after each mill of the positions of one opponent
+/// orbit, found once and shared: a move that closes a mill and leaves the
+/// mover's stones `after` has the same captures (one per removable stone
+/// of the orbit's representative) from whichever position it is made, and
+/// a set closing a mill is left by several positions' moves (a placement
+/// onto any point of the mill; a slide onto it from any empty neighbour),
+/// so each set's captures are read once rather than once per move. Cells
+/// are by the rank of `after` in the opponent's orbit block of the quiet
+/// moves' table (the slot a quiet move leaving `after` would have, less
+/// [`OrbitBlock::first`]); the memo is reset for every orbit.
+#[derive(Default)]
+struct CaptureMemo {
+    /// Per set, [`Best::pack`] of its captures, or [`CaptureMemo::UNKNOWN`].
+    cells: Vec<u32>,
+}
+
+impl CaptureMemo {
+    /// A cell not found yet.
+    const UNKNOWN: u32 = u32::MAX;
+
+    /// Empties the memo for an orbit whose block holds `len` sets.
+    fn reset(&mut self, len: usize) {
+        self.cells.clear();
+        self.cells.resize(len, Self::UNKNOWN);
+    }
+
+    /// The best capture of the set whose cell is `at`, found by `find` the
+    /// first time; `None` when `find` fails (not kept: the caller takes the
+    /// slow path) or `at` lies outside the block.
+    #[inline]
+    fn best(&mut self, at: u64, find: impl FnOnce() -> Option<Best>) -> Option<Best> {
+        let cell = self.cells.get_mut(usize::try_from(at).ok()?)?;
+        if *cell != Self::UNKNOWN {
+            return Some(Best::unpack(*cell));
+        }
+        let best = find()?;
+        if let Some(packed) = best.pack() {
+            *cell = packed;
+        }
+        Some(best)
     }
 }
 
@@ -1034,6 +1113,26 @@ impl Best {
         };
         self.key = self.key.min(key);
         self.padding |= entry == PADDING_ENTRY;
+    }
+
+    /// Takes a set of successors' best into account.
+    #[inline(always)]
+    fn merge(&mut self, other: Best) {
+        self.key = self.key.min(other.key);
+        self.padding |= other.padding;
+    }
+
+    /// The best in 32 bits, below [`CaptureMemo::UNKNOWN`]: the key, with
+    /// bit 31 for padding; `None` before the first successor.
+    #[inline]
+    fn pack(self) -> Option<u32> {
+        (self.key != u32::MAX).then_some(self.key | u32::from(self.padding) << 31)
+    }
+
+    /// The inverse of [`Best::pack`].
+    #[inline]
+    fn unpack(packed: u32) -> Best {
+        Best { key: packed & !(1 << 31), padding: packed >> 31 == 1 }
     }
 
     /// The entry of the position, one ply before its best successor: a

@@ -639,6 +639,14 @@ pub struct OrbitBlock {
 }
 
 impl OrbitBlock {
+    /// The slot of the block's first opponent set: the block's slots are
+    /// this one and the [`SectorIndex::opponent_sets`] after it, in the
+    /// colex order of the opponent sets.
+    #[inline]
+    pub fn first(&self) -> u64 {
+        self.base
+    }
+
     /// The slot of opponent set `them` (disjoint from the representative,
     /// of the sector's opponent stone count).
     #[inline]
