@@ -10,6 +10,7 @@
 
 use std::path::Path;
 
+use morris_db::index::BlockMemo;
 use morris_db::mapped::{prefetch, HugeCells};
 use morris_db::moves::{for_each_move, mill_removes, removable};
 use morris_db::store::sector_order;
@@ -338,43 +339,18 @@ impl Captured {
         self.padding |= entry == PADDING_ENTRY;
         self.rank = self.rank.max(child_rank(entry));
     }
-}
 
-/// The captures after each mill of the positions of one orbit of the
-/// opponent's stones, found once and kept ([`solve_placement_sector`]):
-/// a mill's captures depend only on the stones the mover leaves, and a set
-/// with a mill is left by a placement onto any point of it, so most are
-/// asked for by several positions. Cells are by the rank of that set in
-/// the opponent's orbit block of the quiet child (the slot a quiet
-/// placement leaving it would have, less [`OrbitBlock::first`](morris_db::index::OrbitBlock::first)).
-#[derive(Default)]
-struct CaptureMemo {
-    /// Per set, `rank | padding << 31` of its [`Captured`], or `UNKNOWN`.
-    cells: Vec<u32>,
-}
-
-impl CaptureMemo {
-    const UNKNOWN: u32 = u32::MAX;
-
-    /// Empties the memo for an orbit block of `len` sets.
-    fn reset(&mut self, len: usize) {
-        self.cells.clear();
-        self.cells.resize(len, Self::UNKNOWN);
+    /// In 32 bits, for a [`BlockMemo`]: the rank, with bit 31 for padding
+    /// (ranks stay below 2^18, so never [`BlockMemo::UNKNOWN`]).
+    #[inline(always)]
+    fn pack(self) -> u32 {
+        self.rank | u32::from(self.padding) << 31
     }
 
-    /// The captures of the set in cell `at`, found by `find` the first
-    /// time; `None` when `find` fails (not kept) or `at` is outside the
-    /// block.
+    /// The inverse of [`Captured::pack`].
     #[inline(always)]
-    fn get(&mut self, at: u64, find: impl FnOnce() -> Option<Captured>) -> Option<Captured> {
-        let cell = self.cells.get_mut(usize::try_from(at).ok()?)?;
-        if *cell != Self::UNKNOWN {
-            return Some(Captured { rank: *cell & !(1 << 31), padding: *cell >> 31 == 1 });
-        }
-        let c = find()?;
-        // Ranks stay below 2^18, so a kept cell never reads as `UNKNOWN`.
-        *cell = c.rank | u32::from(c.padding) << 31;
-        Some(c)
+    fn unpack(packed: u32) -> Captured {
+        Captured { rank: packed & !(1 << 31), padding: packed >> 31 == 1 }
     }
 }
 
@@ -430,7 +406,7 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
     let faults: usize = by_them_entries
         .par_chunks_mut(mirror_block)
         .enumerate()
-        .map_init(CaptureMemo::default, |memo, (orbit, chunk)| {
+        .map_init(BlockMemo::default, |memo, (orbit, chunk)| {
             let mut faults = 0;
             let base = (orbit * mirror_block) as u64;
             // `them` is this orbit's representative, in the quiet child's
@@ -486,10 +462,14 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
                         (Some(c), Some(f)) => {
                             let extensions = f.extensions(us);
                             let quiet = |p: Point| entry(&c.table, quiet_view, extensions.slot(p));
-                            // Kept by the rank the set has in the quiet
-                            // child's block, as a quiet placement's child.
+                            // A mill's captures depend only on the stones the
+                            // mover leaves, and a set with a mill is left by a
+                            // placement onto any point of it: each set's are
+                            // kept by the rank it has in the quiet child's
+                            // block, as a quiet placement's child.
                             let captures = |p: Point, after: Bitboard| {
-                                memo.get(extensions.slot(p) - f.first(), || captures_of(after))
+                                let at = extensions.slot(p) - f.first();
+                                memo.get(at, || captures_of(after).map(Captured::pack)).map(Captured::unpack)
                             };
                             placement_entry(rules, &opponent, us, quiet, captures)
                         }

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use morris_db::index::{Located, OrbitBlock};
+use morris_db::index::{BlockMemo, Located, OrbitBlock};
 use morris_db::moves::{apply_move, for_each_move, mill_removes, removable};
 use morris_db::rules::FullBoardOutcome;
 use morris_db::table::table_path;
@@ -284,8 +284,16 @@ struct Totals {
     /// Scratch: the slots of one orbit's positions and their entries as
     /// re-derived (`None`: to be derived again, slowly).
     derived: Vec<(u64, Option<u16>)>,
-    /// Scratch: the best capture after each mill of one orbit's positions.
-    memo: CaptureMemo,
+    /// Scratch: the best capture after each mill of one orbit's positions,
+    /// as [`Best::pack`]: a move that closes a mill and leaves the mover's
+    /// stones `after` has the same captures (one per removable stone of the
+    /// orbit's representative) from whichever position it is made, and a
+    /// set with a mill is left by several positions' moves (a placement
+    /// onto any point of the mill; a slide onto it from any empty
+    /// neighbour), so each set's captures are read once rather than once
+    /// per move. By the rank of `after` in the opponent's orbit block of
+    /// the quiet moves' table; reset for every orbit.
+    memo: BlockMemo,
 }
 
 impl Totals {
@@ -635,7 +643,7 @@ impl Verifier {
         let mut derived = std::mem::take(&mut t.derived);
         derived.clear();
         // The captures after a mill are shared by the positions whose
-        // moves leave the same stones (`CaptureMemo`), within this orbit.
+        // moves leave the same stones (`Totals::memo`), within this orbit.
         let quiet_sets = successors.by_move[usize::from(sector.wh > 0)][0]
             .and_then(|ti| successors.tables[ti].1.as_ref().ok())
             .map_or(0, |(qindex, _)| qindex.opponent_sets() as usize);
@@ -716,7 +724,7 @@ impl Verifier {
         sector: Sector,
         successors: &Successors,
         slots: &mut Vec<(usize, usize)>,
-        memo: &mut CaptureMemo,
+        memo: &mut BlockMemo,
     ) -> Option<u16> {
         let rules = &self.rules;
         // Misère (where a mill to two stones loses) takes the slow path.
@@ -814,7 +822,7 @@ impl Verifier {
         us: Bitboard,
         ctx: &ThemOrbit,
         successors: &Successors,
-        memo: &mut CaptureMemo,
+        memo: &mut BlockMemo,
     ) -> Option<u16> {
         let board = self.rules.board();
         let empty = board.all() & !us & !ctx.them;
@@ -836,7 +844,7 @@ impl Verifier {
                 // The stones after the placement rank as a quiet
                 // placement's child would: the memo's cell.
                 let at = placements.slot(p) - block.first();
-                best.merge(memo.best(at, || captures.best(ctx, us | 1 << p))?);
+                best.merge(Best::unpack(memo.get(at, || captures.best(ctx, us | 1 << p).map(Best::pack))?));
             }
         }
         for p in Points(empty & !closing) {
@@ -859,7 +867,7 @@ impl Verifier {
         us: Bitboard,
         ctx: &ThemOrbit,
         successors: &Successors,
-        memo: &mut CaptureMemo,
+        memo: &mut BlockMemo,
     ) -> Option<u16> {
         let board = self.rules.board();
         let empty = board.all() & !us & !ctx.them;
@@ -884,7 +892,8 @@ impl Verifier {
                         Some(c) => c,
                         None => captures.insert(Captures::new(successors, 0)?),
                     };
-                    best.merge(memo.best(slot - block.first(), || c.best(ctx, after))?);
+                    let at = slot - block.first();
+                    best.merge(Best::unpack(memo.get(at, || c.best(ctx, after).map(Best::pack))?));
                 } else {
                     best.add(*quiet_entries.get(slot as usize)?);
                 }
@@ -1034,49 +1043,6 @@ impl<'a> Captures<'a> {
     }
 }
 
-/// The best capture after each mill of the positions of one opponent
-/// orbit, found once and shared: a move that closes a mill and leaves the
-/// mover's stones `after` has the same captures (one per removable stone
-/// of the orbit's representative) from whichever position it is made, and
-/// a set closing a mill is left by several positions' moves (a placement
-/// onto any point of the mill; a slide onto it from any empty neighbour),
-/// so each set's captures are read once rather than once per move. Cells
-/// are by the rank of `after` in the opponent's orbit block of the quiet
-/// moves' table (the slot a quiet move leaving `after` would have, less
-/// [`OrbitBlock::first`]); the memo is reset for every orbit.
-#[derive(Default)]
-struct CaptureMemo {
-    /// Per set, [`Best::pack`] of its captures, or [`CaptureMemo::UNKNOWN`].
-    cells: Vec<u32>,
-}
-
-impl CaptureMemo {
-    /// A cell not found yet.
-    const UNKNOWN: u32 = u32::MAX;
-
-    /// Empties the memo for an orbit whose block holds `len` sets.
-    fn reset(&mut self, len: usize) {
-        self.cells.clear();
-        self.cells.resize(len, Self::UNKNOWN);
-    }
-
-    /// The best capture of the set whose cell is `at`, found by `find` the
-    /// first time; `None` when `find` fails (not kept: the caller takes the
-    /// slow path) or `at` lies outside the block.
-    #[inline]
-    fn best(&mut self, at: u64, find: impl FnOnce() -> Option<Best>) -> Option<Best> {
-        let cell = self.cells.get_mut(usize::try_from(at).ok()?)?;
-        if *cell != Self::UNKNOWN {
-            return Some(Best::unpack(*cell));
-        }
-        let best = find()?;
-        if let Some(packed) = best.pack() {
-            *cell = packed;
-        }
-        Some(best)
-    }
-}
-
 /// The best of a position's successors for its side to move, kept as a
 /// running minimum over their table entries (module `value`'s encoding:
 /// 0 a draw, `n + 1` a DTM of `n` plies, odd entries losses for the
@@ -1122,16 +1088,24 @@ impl Best {
         self.padding |= other.padding;
     }
 
-    /// The best in 32 bits, below [`CaptureMemo::UNKNOWN`]: the key, with
-    /// bit 31 for padding; `None` before the first successor.
+    /// The best in 32 bits: the key, with bit 31 for padding; before the
+    /// first successor [`BlockMemo::UNKNOWN`], which a memo does not keep
+    /// (keys of entries stay below 2^18).
     #[inline]
-    fn pack(self) -> Option<u32> {
-        (self.key != u32::MAX).then_some(self.key | u32::from(self.padding) << 31)
+    fn pack(self) -> u32 {
+        if self.key == u32::MAX {
+            BlockMemo::UNKNOWN
+        } else {
+            self.key | u32::from(self.padding) << 31
+        }
     }
 
     /// The inverse of [`Best::pack`].
     #[inline]
     fn unpack(packed: u32) -> Best {
+        if packed == BlockMemo::UNKNOWN {
+            return Best::default();
+        }
         Best { key: packed & !(1 << 31), padding: packed >> 31 == 1 }
     }
 

@@ -692,6 +692,43 @@ impl OrbitBlock {
     }
 }
 
+/// 32-bit values kept per opponent set of one [`OrbitBlock`], by the set's
+/// rank in the block (its slot less [`OrbitBlock::first`]): for work that
+/// the positions of one orbit walk share, found the first time a position
+/// asks and read back by the others (the verifier's and the placement
+/// solver's captures after a mill). Emptied with [`BlockMemo::reset`] for
+/// each block; a value is the caller's own encoding, and
+/// [`BlockMemo::UNKNOWN`] is never kept.
+#[derive(Debug, Clone, Default)]
+pub struct BlockMemo {
+    cells: Vec<u32>,
+}
+
+impl BlockMemo {
+    /// A cell not found yet: a value equal to it is returned but not kept.
+    pub const UNKNOWN: u32 = u32::MAX;
+
+    /// Empties the memo for a block of `len` sets (its sector's
+    /// [`SectorIndex::opponent_sets`]).
+    pub fn reset(&mut self, len: usize) {
+        self.cells.clear();
+        self.cells.resize(len, Self::UNKNOWN);
+    }
+
+    /// The value of the set of rank `at`, found by `find` the first time
+    /// and kept; `None` when `at` lies outside the block or `find` fails
+    /// (nothing is kept then).
+    #[inline(always)]
+    pub fn get(&mut self, at: u64, find: impl FnOnce() -> Option<u32>) -> Option<u32> {
+        let cell = self.cells.get_mut(usize::try_from(at).ok()?)?;
+        if *cell == Self::UNKNOWN {
+            // A value found equal to `UNKNOWN` leaves the cell unknown.
+            *cell = find()?;
+        }
+        Some(*cell)
+    }
+}
+
 /// The slots of one set plus one point in an [`OrbitBlock`].
 #[derive(Debug, Clone)]
 pub struct Extensions<'a> {
