@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod estimate;
+mod gather;
 pub mod jobs;
 pub mod lock;
 mod pair;

@@ -27,11 +27,23 @@
 //! Children and predecessors are canonical slots, de-duplicated per
 //! position on both sides, so counters count distinct canonical children.
 //!
-//! Each slot is one 16-bit cell (see [`Cell`]): while its position is
-//! unknown it holds the [`UNKNOWN`] tag plus the position's successor
-//! counter; once resolved, its table entry. A predecessor's update is one
-//! load and one compare-exchange of one cell, and the working memory is 2
-//! bytes per slot.
+//! Each position has one 16-bit cell (see [`Cell`]): while it is unknown
+//! it holds the [`UNKNOWN`] tag plus the position's successor counter; once
+//! resolved, its table entry. A predecessor's update is one load and one
+//! compare-exchange of one cell, and the working memory is 2 bytes per slot.
+//!
+//! The cells of a sector `w-b` are kept in the order of the mirrored
+//! sector's index `b-w`, by the orbit of the opponent's stones (the
+//! position `(us, them)` at the slot of `(them, us)`: [`Side::layout`]).
+//! Every predecessor of a position by an un-move has that position's side
+//! to move as its opponent, so all of them lie in one orbit block of this
+//! order, ranked against one located set; with the frontier sorted by that
+//! set, the updates of consecutive positions stay in a few blocks that the
+//! cache holds (in the sector's own order each update met a different
+//! block). The initialisation walks the same order, so the positions of
+//! one orbit share the blocks of their capture children. The entries are
+//! gathered into the sector's own order when the pair is done
+//! ([`crate::gather`]).
 //!
 //! Un-moves inside a Lasker pair: the player who just moved (the opponent
 //! of the side to move) slid or flew a stone and kept the same stones in
@@ -45,6 +57,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 use std::time::Instant;
 
+use morris_db::index::{rank_among_empty, BlockMemo};
+use morris_db::mapped::HugeCells;
 use morris_db::moves::{for_each_move, mill_removes, removable, sliding_unmoves};
 use morris_db::rules::Removal;
 use morris_db::value::{Value, PADDING_ENTRY};
@@ -60,12 +74,14 @@ const SIDE_BIT: Item = 1 << 31;
 const _: () = assert!(SIDE_BIT as u64 == crate::unit::MAX_PAIR_SECTOR_SLOTS);
 
 /// A position of the frontier, 8 bytes: its side of the pair (bit 63) and
-/// the position itself, `us` to move (bits 0..32) against `them` (bits
-/// 32..63), in any of its symmetric images (un-moves and look-ups
-/// canonicalise what they reach). Carrying the stones rather than the slot
-/// saves decoding the slot ([`SectorIndex::position`]) when the position is
-/// propagated: ranking its predecessors found them already. Boards have at
-/// most [`MAX_POINTS`] points, so `them` fits in 31 bits.
+/// the position itself, `us` to move (bits 32..63) against `them` (bits
+/// 0..32), in the image where `us` is its orbit's representative
+/// ([`Pair::resolved`]), so that sorting by the top 32 bits puts the
+/// positions whose predecessors share an orbit block together. Carrying
+/// the stones rather than the slot saves decoding the slot
+/// ([`SectorIndex::position`]) when the position is propagated: ranking its
+/// predecessors found them already. Boards have at most [`MAX_POINTS`]
+/// points, so `us` fits in 31 bits.
 #[derive(Clone, Copy)]
 struct Resolved(u64);
 
@@ -74,7 +90,7 @@ const MAX_POINTS: usize = 31;
 
 impl Resolved {
     fn new(side: usize, us: Bitboard, them: Bitboard) -> Resolved {
-        Resolved((side as u64) << 63 | (them as u64) << 32 | us as u64)
+        Resolved((side as u64) << 63 | (us as u64) << 32 | them as u64)
     }
 
     fn side(self) -> usize {
@@ -82,11 +98,16 @@ impl Resolved {
     }
 
     fn us(self) -> Bitboard {
-        self.0 as Bitboard
+        (self.0 >> 32) as Bitboard & !(1 << 31)
     }
 
     fn them(self) -> Bitboard {
-        (self.0 >> 32) as Bitboard & !(1 << 31)
+        self.0 as Bitboard
+    }
+
+    /// The key the frontier is sorted by: the side and `us`.
+    fn block_key(self) -> u64 {
+        self.0 >> 32
     }
 }
 
@@ -175,11 +196,17 @@ enum Exit {
 }
 
 /// One sector of the pair while it is being solved.
-struct Side {
+struct Side<'a> {
     sector: Sector,
+    /// The sector's own index: its table's slot order.
     index: SectorIndex,
-    /// One [`Cell`] per slot.
-    values: Vec<Cell>,
+    /// The index of the mirrored sector, the order of `values`: the cell
+    /// of the position `(us, them)` is at `layout.index(them, us)`, in the
+    /// orbit block of `them` (module docs).
+    layout: SectorIndex,
+    /// One [`Cell`] per slot of `layout`, in memory backed by huge pages
+    /// (the updates and the final gather read them at random).
+    values: &'a [Cell],
     /// Whether a mill closed by the side to move wins at once: the opponent
     /// has 3 stones (board plus hand), at least one on the board, and the
     /// rule set is not misère (where such a mill loses at once).
@@ -194,7 +221,7 @@ struct Side {
 
 struct Pair<'a> {
     rules: &'a RuleSet,
-    sides: Vec<Side>,
+    sides: Vec<Side<'a>>,
     fault: AtomicBool,
 }
 
@@ -210,6 +237,8 @@ struct Scratch {
     /// capture children's slots.
     pending: Option<Pending>,
     pending_captured: Vec<u64>,
+    /// What the positions of the orbit being initialised share.
+    orbit: OrbitCaptures,
     /// The predecessors of the position propagated last, whose cells are
     /// updated with the next one's (or by [`Pair::update_staged`]).
     staged: Stage,
@@ -248,6 +277,69 @@ impl Leaving {
             None => fault.store(true, Relaxed),
         }
     }
+
+    /// Takes what other leaving children gave into account.
+    fn merge(&mut self, other: Leaving) {
+        if let Some(n) = other.best_win {
+            self.best_win = Some(self.best_win.map_or(n, |b| b.min(n)));
+        }
+        self.blocks_loss |= other.blocks_loss;
+        self.deepest_win = self.deepest_win.max(other.deepest_win);
+    }
+
+    /// In 32 bits, for a [`BlockMemo`], the part that decides the position
+    /// ([`Pair::settle`]): a win (`best_win`, bits 0..16) outweighs a draw
+    /// (bit 16), which outweighs the losses' floor (`deepest_win`, bits
+    /// 0..16 with bit 17); what it leaves out changes nothing once merged.
+    /// Never [`BlockMemo::UNKNOWN`].
+    fn pack(&self) -> u32 {
+        match (self.best_win, self.blocks_loss) {
+            (Some(n), _) => u32::from(n),
+            (None, true) => 1 << 16,
+            (None, false) => 1 << 17 | u32::from(self.deepest_win),
+        }
+    }
+
+    /// The inverse of [`Leaving::pack`] (for what it keeps).
+    fn unpack(packed: u32) -> Leaving {
+        match packed >> 16 {
+            0 => Leaving { best_win: Some(packed as u16), ..Leaving::default() },
+            1 => Leaving { blocks_loss: true, ..Leaving::default() },
+            _ => Leaving { deepest_win: packed as u16, ..Leaving::default() },
+        }
+    }
+}
+
+/// What the positions of one orbit of the opponent's stones `them` share in
+/// [`Pair::initialise_sliding`], when slides' captures lead into a table:
+/// the stones a mill removes, where `them` less each of them lies in that
+/// table's index, and the captures found so far. A mill's captures depend
+/// only on `them` and the stones the mover leaves, and one set of those is
+/// left by several positions' moves (a slide onto a point of the mill from
+/// any neighbour), so each set's captures are read once per orbit (by its
+/// rank among the points `them` leaves empty, as [`Leaving::pack`]).
+#[derive(Default)]
+struct OrbitCaptures {
+    /// The orbit's representative, the opponent's stones; `None` while the
+    /// orbit does not take this path.
+    them: Option<Bitboard>,
+    /// The stones a mill may remove ([`removable`]).
+    victims: Bitboard,
+    /// Per point `r` of `victims`: `them` less `r`, located in the capture
+    /// table's index.
+    located: [Option<Located>; 32],
+    memo: BlockMemo,
+}
+
+/// The predecessors of one position resolved in the iteration, ranked.
+#[derive(Default)]
+struct Stage {
+    /// The side (0 or 1) they belong to.
+    side: usize,
+    preds: Vec<(Bitboard, Bitboard)>,
+    /// Their cells: `slot << 32 | i`, `i` indexing `preds`; empty when
+    /// nothing is staged.
+    pred_slots: Vec<u64>,
 }
 
 /// A position initialised but not settled: its capture children were
@@ -259,19 +351,6 @@ struct Pending {
     counter: usize,
     /// What its other leaving children gave.
     leaving: Leaving,
-}
-
-/// The predecessors of one position resolved in the iteration, ranked.
-#[derive(Default)]
-struct Stage {
-    /// The side (0 or 1) they belong to.
-    side: usize,
-    preds: Vec<(Bitboard, Bitboard)>,
-    /// Where each of `preds`' side to move lies in its index.
-    located: Vec<Located>,
-    /// Predecessors by slot: `slot << 32 | i`, `i` indexing `preds`; empty
-    /// when nothing is staged.
-    pred_slots: Vec<u64>,
 }
 
 impl Pair<'_> {
@@ -290,6 +369,16 @@ impl Pair<'_> {
 
     fn split(item: Item) -> (usize, u64) {
         (((item & SIDE_BIT) != 0) as usize, (item & !SIDE_BIT) as u64)
+    }
+
+    /// The frontier's form of the position `(us, them)` of `side`, in any
+    /// image: mapped by the symmetry that takes `us` to its orbit's
+    /// representative.
+    #[inline]
+    fn resolved(&self, side: usize, us: Bitboard, them: Bitboard) -> Resolved {
+        let at = self.sides[side].index.locate(us);
+        let g = &self.rules.board().symmetries()[at.sym()];
+        Resolved::new(side, g.apply(us), g.apply(them))
     }
 
     /// Looks up the value of the child of a move that leaves the pair (a
@@ -328,7 +417,7 @@ impl Pair<'_> {
         }
     }
 
-    /// Phase 1a for one orbit of the side to move's stones: padding slots
+    /// Phase 1a for one orbit of the opponent's stones: padding slots
     /// get the padding entry; when the opponent has exactly three stones,
     /// positions with a mill-closing move win at once and get `Win(1)`.
     /// These are final and never enter the frontier: phase 1b leaves them
@@ -337,13 +426,13 @@ impl Pair<'_> {
     /// its scattered predecessors).
     fn mark_immediate_wins(&self, side: usize, orbit: usize) {
         let me = &self.sides[side];
-        let base = orbit as u64 * me.index.opponent_sets();
-        for slot in base..base + me.index.opponent_sets() {
+        let base = orbit as u64 * me.layout.opponent_sets();
+        for slot in base..base + me.layout.opponent_sets() {
             me.values[slot as usize].store(PADDING_ENTRY, Relaxed);
         }
         let rules = self.rules;
         let all = rules.board().all();
-        me.index.for_each_in_orbit(orbit, |slot, us, them| {
+        me.layout.for_each_in_orbit(orbit, |slot, them, us| {
             let entry = if rules.line_wins() {
                 // Three Men's Morris: a line decides the game. A position
                 // where the side to move already has one is not a position
@@ -373,14 +462,25 @@ impl Pair<'_> {
         });
     }
 
-    /// Phase 1b for one orbit: every position not marked in phase 1a.
+    /// Phase 1b for one orbit of the opponent's stones: every position not
+    /// marked in phase 1a.
     fn initialise_orbit(&self, side: usize, orbit: usize, s: &mut Scratch) {
         let me = &self.sides[side];
         // Sliding sectors get their own copy of the hot loop, compiled
         // without placements.
         let placing = me.sector.wh > 0;
         let fast = !placing && fast_sliding(self.rules);
-        me.index.for_each_in_orbit(orbit, |slot, us, them| {
+        s.orbit.them = None;
+        if let (true, Exit::Table(index, _)) = (fast, &me.captures) {
+            let them = me.layout.orbit_table().representative(orbit);
+            s.orbit.victims = removable(self.rules, them);
+            for r in Points(s.orbit.victims) {
+                s.orbit.located[r as usize] = Some(index.locate(them & !(1 << r)));
+            }
+            s.orbit.memo.reset(me.layout.opponent_sets() as usize);
+            s.orbit.them = Some(them);
+        }
+        me.layout.for_each_in_orbit(orbit, |slot, them, us| {
             if me.values[slot as usize].load(Relaxed) == 0 {
                 if placing {
                     self.initialise::<true>(side, slot, us, them, s);
@@ -509,9 +609,10 @@ impl Pair<'_> {
 
     /// [`Pair::initialise`] for a sliding position under the rule sets of
     /// [`fast_sliding`], when its children need no de-duplicating: the same
-    /// counter, claims and capture look-ups, with the quiet moves counted
-    /// by bit operations per empty point ([`Board::closing_movers`] tells
-    /// the captures apart) and only the captures enumerated.
+    /// counter and claims, with the quiet moves counted by bit operations
+    /// per empty point ([`Board::closing_movers`] tells the captures apart)
+    /// and only the captures enumerated, their children read once per set
+    /// the mover leaves in the orbit ([`OrbitCaptures`]).
     ///
     /// A quiet move from `s` to `t` leads to a child already marked
     /// `Win(1)` in phase 1a, left out of the counter, when a point where
@@ -556,17 +657,25 @@ impl Pair<'_> {
             for from in Points(closing) {
                 captures = true;
                 let mover = us ^ (1 << from) ^ (1 << to);
-                let stones = *removable_stones.get_or_insert_with(|| removable(rules, them));
-                for r in Points(stones) {
-                    match &me.captures {
-                        Exit::Table(index, table) => {
-                            // Read one position later (`settle`), as in
-                            // `initialise`.
-                            let q = index.index(them & !(1 << r), mover);
-                            table.prefetch(q);
-                            s.captured.push(q);
+                match (&me.captures, &mut s.orbit) {
+                    (Exit::Table(index, table), o) if o.them == Some(them) => {
+                        // Read once per set the mover leaves in this orbit.
+                        let (victims, located) = (o.victims, &o.located);
+                        let found = o.memo.get(rank_among_empty(them, mover), || {
+                            let mut c = Leaving::default();
+                            for r in Points(victims) {
+                                c.read(table, index.index_at(located[r as usize]?, mover), &self.fault);
+                            }
+                            Some(c.pack())
+                        });
+                        match found {
+                            Some(packed) => leaving.merge(Leaving::unpack(packed)),
+                            None => self.fault.store(true, Relaxed),
                         }
-                        _ => {
+                    }
+                    _ => {
+                        let stones = *removable_stones.get_or_insert_with(|| removable(rules, them));
+                        for r in Points(stones) {
                             let mv = Move { from: Some(from), to, removal: Some(r), extra_removals: 0 };
                             leaving.add(self.exit_value::<false>(side, us, them, mv));
                         }
@@ -665,7 +774,7 @@ impl Pair<'_> {
             match cell.compare_exchange_weak(now, new, Relaxed, Relaxed) {
                 Ok(_) => {
                     match ply {
-                        Some(ply) if ply == d + 1 => s.next.push(Resolved::new(side, us, them)),
+                        Some(ply) if ply == d + 1 => s.next.push(self.resolved(side, us, them)),
                         Some(ply) => s.claims.push(ply, Self::item(side, q)),
                         None => {}
                     }
@@ -676,7 +785,13 @@ impl Pair<'_> {
         }
     }
 
-    /// Phase 2 for one position resolved at ply `d`.
+    /// Phase 2 for one position resolved at ply `d`: its predecessors by
+    /// un-moves, each once, take its value into account. All of them have
+    /// its `us` as their opponent, so their cells lie in one orbit block of
+    /// the predecessors' side ([`Side::layout`]), ranked against `us`
+    /// located once. Their cells are asked for now and updated one
+    /// position later ([`Pair::update_staged`]), so that the cache misses
+    /// overlap this work.
     fn propagate(&self, r: Resolved, d: u16, s: &mut Scratch) {
         let (side, us, them) = (r.side(), r.us(), r.them());
         let me = &self.sides[side];
@@ -690,25 +805,20 @@ impl Pair<'_> {
         } else {
             lasker_unmoves(self.rules, us, them, me.sector.bh, &mut stage.preds);
         }
-        // The orbit look-ups first, back to back (their reads overlap), then
-        // the ranks.
-        stage.located.clear();
-        stage.located.extend(stage.preds.iter().map(|&(pu, _)| pred.index.locate(pu)));
+        let at = pred.layout.locate(us);
         stage.pred_slots.clear();
-        stage.pred_slots.extend(
-            stage
-                .preds
-                .iter()
-                .zip(&stage.located)
-                .enumerate()
-                .map(|(i, (&(_, pt), &at))| pred.index.index_at(at, pt) << 32 | i as u64),
-        );
-        stage.pred_slots.sort_unstable();
-        stage.pred_slots.dedup_by_key(|k| *k >> 32);
-        // Ask for every predecessor's cell now and update them one position
-        // later, so their cache misses overlap this work. (Plain loads would
-        // not do: the updates are locked instructions, which wait for every
-        // earlier load; a prefetch is not ordered with them.)
+        stage
+            .pred_slots
+            .extend(stage.preds.iter().enumerate().map(|(i, &(pu, _))| pred.layout.index_at(at, pu) << 32 | i as u64));
+        if at.symmetric() {
+            // Un-moves reach distinct sets of the mover, but two of them
+            // are one canonical position through a symmetry fixing `us`.
+            stage.pred_slots.sort_unstable();
+            stage.pred_slots.dedup_by_key(|k| *k >> 32);
+        }
+        // (Plain loads would not do: the updates are locked instructions,
+        // which wait for every earlier load; a prefetch is not ordered with
+        // them.)
         for &k in &stage.pred_slots {
             morris_db::mapped::prefetch(&pred.values[(k >> 32) as usize]);
         }
@@ -725,7 +835,7 @@ impl Pair<'_> {
         let pred = &self.sides[stage.side];
         // Every position of the frontier at ply `d` was resolved with DTM
         // `d` (a claim taken at `d`, or a child of ply `d - 1`), so its value
-        // needs no look-up in the (scattered) value array.
+        // needs no look-up in the value array.
         let value = Value::from_ply(d);
         let next = Value::from_ply(d + 1).to_entry();
         for &k in &stage.pred_slots {
@@ -735,7 +845,7 @@ impl Pair<'_> {
             match value {
                 Value::Loss(_) => {
                     if resolve(cell, next) {
-                        s.next.push(Resolved::new(stage.side, pu, pt));
+                        s.next.push(self.resolved(stage.side, pu, pt));
                     }
                 }
                 Value::Win(_) => self.count_down(cell, stage.side, q, pu, pt, d, s),
@@ -910,16 +1020,21 @@ pub(crate) fn solve_pair(
             detail: format!("a board of {} points exceeds this solver's {MAX_POINTS}", rules.board().len()),
         });
     }
-    let mut sides = Vec::new();
+    // Each sector's cells, in the mirrored index's order (module docs).
+    let mut cells = Vec::new();
     for &sector in &sectors {
-        let index = rules.indexer().sector(sector);
-        let len = index.len() as usize;
-        if index.len() > crate::unit::MAX_PAIR_SECTOR_SLOTS {
+        let slots = rules.indexer().sector(sector).len().max(rules.indexer().sector(sector.mirrored()).len());
+        if slots > crate::unit::MAX_PAIR_SECTOR_SLOTS {
             return Err(SolveError::Internal {
                 sector,
-                detail: format!("{} slots exceed this solver's 2^31 per sector", index.len()),
+                detail: format!("{slots} slots exceed this solver's 2^31 per sector"),
             });
         }
+        let len = rules.indexer().sector(sector.mirrored()).len() as usize;
+        cells.push(HugeCells::filled(len, 0).map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?);
+    }
+    let mut sides = Vec::new();
+    for (&sector, cells) in sectors.iter().zip(cells.iter_mut()) {
         let Sector { b, bh, .. } = sector;
         let open = |target: Option<Sector>| target.map_or(Ok(Exit::Never), |t| open_exit(rules, dir, t));
         let [captures, placements, placement_captures] = exit_sectors(rules, sector);
@@ -927,8 +1042,9 @@ pub(crate) fn solve_pair(
             (open(captures)?, open(placements)?, open(placement_captures)?);
         sides.push(Side {
             sector,
-            index,
-            values: (0..len).map(|_| Cell::new(0)).collect(),
+            index: rules.indexer().sector(sector),
+            layout: rules.indexer().sector(sector.mirrored()),
+            values: cells.atomic(),
             mill_wins: b >= 1 && b as u32 + bh as u32 == 3 && !rules.misere(),
             captures,
             placements,
@@ -941,12 +1057,12 @@ pub(crate) fn solve_pair(
     progress.message(&format!("pair {name}: initialising"));
     let t0 = Instant::now();
     for side in 0..pair.sides.len() {
-        let orbits = pair.sides[side].index.orbit_table().len();
+        let orbits = pair.sides[side].layout.orbit_table().len();
         (0..orbits).into_par_iter().for_each(|orbit| pair.mark_immediate_wins(side, orbit));
     }
     let mut claims = Claims::default();
     for side in 0..pair.sides.len() {
-        let orbits = pair.sides[side].index.orbit_table().len();
+        let orbits = pair.sides[side].layout.orbit_table().len();
         let per_thread: Vec<Claims> = (0..orbits)
             .into_par_iter()
             .fold(Scratch::default, |mut s, orbit| {
@@ -976,8 +1092,8 @@ pub(crate) fn solve_pair(
                 if !resolve(&me.values[slot as usize], entry) {
                     return None;
                 }
-                match me.index.position(slot) {
-                    Some((us, them)) => Some(Resolved::new(side, us, them)),
+                match me.layout.position(slot) {
+                    Some((them, us)) => Some(pair.resolved(side, us, them)),
                     None => {
                         pair.fault.store(true, Relaxed);
                         None
@@ -995,13 +1111,13 @@ pub(crate) fn solve_pair(
         if resolved == 0 && claims.0.len() <= d as usize + 1 {
             break;
         }
-        // Positions with the same opponent set side by side: their
-        // predecessors' cells share a few orbit blocks (on this thread when
+        // Positions with the same side to move side by side: their
+        // predecessors' cells share one orbit block (on this thread when
         // the frontier is small, as below).
         if resolved < SEQUENTIAL {
-            frontier.iter_mut().for_each(|piece| piece.sort_unstable_by_key(|r| r.0 >> 32));
+            frontier.iter_mut().for_each(|piece| piece.sort_unstable_by_key(|r| r.block_key()));
         } else {
-            frontier.par_iter_mut().for_each(|piece| piece.par_sort_unstable_by_key(|r| r.0 >> 32));
+            frontier.par_iter_mut().for_each(|piece| piece.par_sort_unstable_by_key(|r| r.block_key()));
         }
         progress.message(&format!("pair {name}: ply {d}, {resolved} positions resolved at this ply"));
         let per_thread: Vec<(Vec<Resolved>, Claims)> = if resolved < SEQUENTIAL {
@@ -1037,27 +1153,36 @@ pub(crate) fn solve_pair(
             detail: format!("DTM beyond {MAX_PLY} plies"),
         })?;
     }
-    let timing = PairTiming {
-        name,
-        initialise_seconds: (t1 - t0).as_secs_f64(),
-        iterate_seconds: t1.elapsed().as_secs_f64(),
-        plies: d as u32,
-    };
     if pair.fault.load(Relaxed) {
         return Err(SolveError::Internal {
             sector: sectors[0],
             detail: "a successor counter or a solved table was inconsistent".to_string(),
         });
     }
-    let tables = pair
-        .sides
-        .into_iter()
-        .map(|side| {
-            // What is still unknown is a draw.
-            let entries = side.values.into_iter().map(Cell::into_inner).map(|e| if unknown(e) { 0 } else { e });
-            (side.sector, entries.collect())
-        })
-        .collect();
+    // Each side's entries in its table's order, what is still unknown a
+    // draw. The exit tables go first, and each side's cells once gathered.
+    let indices: Vec<(Sector, SectorIndex, SectorIndex)> =
+        pair.sides.into_iter().map(|side| (side.sector, side.index, side.layout)).collect();
+    let padding = |us: Bitboard| rules.line_wins() && rules.has_line(us);
+    let mut tables = Vec::new();
+    for ((sector, index, layout), cells) in indices.into_iter().zip(cells) {
+        let entry = |&e: &u16| if unknown(e) { 0 } else { e };
+        let (entries, unvisited) = crate::gather::gather(&index, &layout, &cells, entry, padding);
+        drop(cells);
+        if unvisited > 0 {
+            return Err(SolveError::Internal {
+                sector,
+                detail: format!("{unvisited} canonical positions were never given a value"),
+            });
+        }
+        tables.push((sector, entries));
+    }
+    let timing = PairTiming {
+        name,
+        initialise_seconds: (t1 - t0).as_secs_f64(),
+        iterate_seconds: t1.elapsed().as_secs_f64(),
+        plies: d as u32,
+    };
     Ok((tables, timing))
 }
 

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use morris_db::index::BlockMemo;
-use morris_db::mapped::{prefetch, HugeCells};
+use morris_db::mapped::HugeCells;
 use morris_db::moves::{for_each_move, mill_removes, removable};
 use morris_db::store::sector_order;
 use morris_db::table::Entries;
@@ -515,45 +515,9 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
     }
     // Pass 2, in this sector's slot order: each canonical position reads its
     // value from the mirrored slot, and a canonical position that pass 1
-    // left without a value is a fault. The reads are at random: each
-    // mirrored cell is asked for with a prefetch and read `GATHER_AHEAD`
-    // positions later, so their cache misses overlap (read at once, each
-    // waited for the last: the ranking between them fills the processor's
-    // window).
-    const GATHER_AHEAD: usize = 16;
-    let block = index.opponent_sets().max(1) as usize;
-    let mut entries = vec![PADDING_ENTRY; index.len() as usize];
-    let unvisited: usize = entries
-        .par_chunks_mut(block)
-        .enumerate()
-        .map(|(orbit, chunk)| {
-            let mut unvisited = 0;
-            let base = (orbit * block) as u64;
-            // (slot in the chunk, mirrored slot, may be padding)
-            let mut ahead = [(0usize, 0usize, false); GATHER_AHEAD];
-            let mut seen = 0;
-            let mut settle = |(at, from, padding): (usize, usize, bool), chunk: &mut [u16]| {
-                let e = by_them_entries[from];
-                unvisited += (e == PADDING_ENTRY && !padding) as usize;
-                chunk[at] = e;
-            };
-            index.for_each_in_orbit(orbit, |slot, us, them| {
-                let from = by_them.index(them, us) as usize;
-                prefetch(&by_them_entries[from]);
-                let padding = rules.line_wins() && rules.has_line(us);
-                let k = seen % GATHER_AHEAD;
-                if seen >= GATHER_AHEAD {
-                    settle(ahead[k], chunk);
-                }
-                ahead[k] = ((slot - base) as usize, from, padding);
-                seen += 1;
-            });
-            for i in seen.saturating_sub(GATHER_AHEAD)..seen {
-                settle(ahead[i % GATHER_AHEAD], chunk);
-            }
-            unvisited
-        })
-        .sum();
+    // left without a value is a fault.
+    let padding = |us: Bitboard| rules.line_wins() && rules.has_line(us);
+    let (entries, unvisited) = crate::gather::gather(&index, &by_them, &by_them_entries, |&e| e, padding);
     if unvisited > 0 {
         return Err(SolveError::Internal {
             sector,

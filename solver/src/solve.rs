@@ -180,7 +180,8 @@ pub struct PairTiming {
     pub name: String,
     /// Phase 1: counters, capture look-ups, claims (seconds).
     pub initialise_seconds: f64,
-    /// Phase 2: ply-by-ply propagation (seconds).
+    /// Phase 2: ply-by-ply propagation, and the entries gathered into
+    /// the tables' slot order (seconds).
     pub iterate_seconds: f64,
     /// Plies iterated (the longest DTM in the pair plus one or two).
     pub plies: u32,

@@ -7,7 +7,7 @@
 use std::fs::File;
 use std::io;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicUsize, Ordering};
 
 use memmap2::{Mmap, MmapMut};
 use rayon::prelude::*;
@@ -257,6 +257,23 @@ impl HugeCells {
     }
 }
 
+impl HugeCells {
+    /// The cells as atomics, for updates from several threads at once (the
+    /// pair solver's cells, each updated by a compare-exchange). The
+    /// exclusive borrow lasts as long as the returned slice, so no plain
+    /// access to a cell overlaps an atomic one.
+    pub fn atomic(&mut self) -> &[AtomicU16] {
+        let cells: &mut [u16] = self;
+        // SAFETY: `AtomicU16` has the size and bit validity of `u16`, and
+        // an alignment of 2 (asserted below), which the map's page-aligned
+        // start and 2-byte cells keep; the slice borrows `self` exclusively
+        // for its lifetime, so the memory is reached only through it.
+        unsafe { &*(cells as *mut [u16] as *const [AtomicU16]) }
+    }
+}
+
+const _: () = assert!(std::mem::align_of::<AtomicU16>() == 2 && std::mem::size_of::<AtomicU16>() == 2);
+
 impl std::ops::Deref for HugeCells {
     type Target = [u16];
     fn deref(&self) -> &[u16] {
@@ -321,5 +338,20 @@ mod tests {
         }
         assert!(cells.iter().enumerate().all(|(i, &c)| c == (i % 65_521) as u16));
         assert!(HugeCells::filled(0, 1).unwrap().is_empty());
+    }
+
+    /// The atomic view reaches the same cells: what is stored through it
+    /// reads back through it and through the plain slice after it.
+    #[test]
+    fn huge_cells_atomic_view_is_the_cells() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let mut cells = HugeCells::filled(5000, 7).unwrap();
+        let atomic = cells.atomic();
+        assert_eq!(atomic.len(), 5000);
+        assert!(atomic.iter().all(|c| c.load(Relaxed) == 7));
+        atomic[4999].store(0xBEEF, Relaxed);
+        assert_eq!(atomic[4999].compare_exchange(0xBEEF, 3, Relaxed, Relaxed), Ok(0xBEEF));
+        atomic[0].store(11, Relaxed);
+        assert_eq!((cells[0], cells[1], cells[4999]), (11, 7, 3));
     }
 }
