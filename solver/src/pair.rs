@@ -1020,21 +1020,25 @@ pub(crate) fn solve_pair(
             detail: format!("a board of {} points exceeds this solver's {MAX_POINTS}", rules.board().len()),
         });
     }
-    // Each sector's cells, in the mirrored index's order (module docs).
+    // Each sector's indices and cells, the cells in the mirrored index's
+    // order (module docs).
+    let mut indices = Vec::new();
     let mut cells = Vec::new();
     for &sector in &sectors {
-        let slots = rules.indexer().sector(sector).len().max(rules.indexer().sector(sector.mirrored()).len());
+        let (index, layout) = (rules.indexer().sector(sector), rules.indexer().sector(sector.mirrored()));
+        let slots = index.len().max(layout.len());
         if slots > crate::unit::MAX_PAIR_SECTOR_SLOTS {
             return Err(SolveError::Internal {
                 sector,
                 detail: format!("{slots} slots exceed this solver's 2^31 per sector"),
             });
         }
-        let len = rules.indexer().sector(sector.mirrored()).len() as usize;
-        cells.push(HugeCells::filled(len, 0).map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?);
+        let filled = HugeCells::filled(layout.len() as usize, 0);
+        cells.push(filled.map_err(|error| SolveError::Io { path: dir.to_path_buf(), error })?);
+        indices.push((sector, index, layout));
     }
     let mut sides = Vec::new();
-    for (&sector, cells) in sectors.iter().zip(cells.iter_mut()) {
+    for ((sector, index, layout), cells) in indices.into_iter().zip(cells.iter_mut()) {
         let Sector { b, bh, .. } = sector;
         let open = |target: Option<Sector>| target.map_or(Ok(Exit::Never), |t| open_exit(rules, dir, t));
         let [captures, placements, placement_captures] = exit_sectors(rules, sector);
@@ -1042,8 +1046,8 @@ pub(crate) fn solve_pair(
             (open(captures)?, open(placements)?, open(placement_captures)?);
         sides.push(Side {
             sector,
-            index: rules.indexer().sector(sector),
-            layout: rules.indexer().sector(sector.mirrored()),
+            index,
+            layout,
             values: cells.atomic(),
             mill_wins: b >= 1 && b as u32 + bh as u32 == 3 && !rules.misere(),
             captures,
