@@ -31,8 +31,11 @@
 //! position can be stored as a draw, and every draw is a draw.
 //!
 //! The crate's parts: [`Verifier`] checks one table under the conditions
-//! above; [`Session`] checks a directory table by table in dependency
-//! order, skipping what the [`ledger`] of verified tables already holds.
+//! above; [`Session`] checks a directory table by table, skipping what the
+//! [`ledger`] of verified tables already holds. `morris verify` takes the
+//! tables in [`Verifier::reading_order`], which lets consecutive tables
+//! share the successor tables already in memory; no check depends on the
+//! order.
 
 pub mod ledger;
 mod session;

@@ -6,12 +6,11 @@
 //! and `morris solve --verify`.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
-use std::time::SystemTime;
 
-use morris_db::{Sector, Store, Table, TableError};
+use morris_db::{Sector, Table, TableError};
 
 use crate::ledger::{today, verifier_version, Ledger, LedgerError, Row};
+use crate::verifier::Stamp;
 use crate::{TableReport, Verifier};
 
 /// A table file as the ledger sees it.
@@ -93,11 +92,6 @@ impl SessionTally {
     }
 }
 
-/// What identifies a table file's contents cheaply: path, size,
-/// modification time and (on Unix) inode. Tables are written under a
-/// temporary name and renamed, so a new table has a new inode.
-type Stamp = (PathBuf, u64, Option<SystemTime>, u64);
-
 /// Verifies tables one by one against a ledger (see the module's text).
 pub struct Session<'a> {
     verifier: &'a Verifier,
@@ -149,21 +143,11 @@ impl<'a> Session<'a> {
         &self.tally
     }
 
-    fn stamp(&self, sector: Sector) -> Option<Stamp> {
-        let path = Store::new(self.verifier.dir()).dtm_file(self.verifier.rules(), sector)?;
-        let meta = std::fs::metadata(&path).ok()?;
-        #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
-        #[cfg(not(unix))]
-        let inode = 0;
-        Some((path, meta.len(), meta.modified().ok(), inode))
-    }
-
     /// The state of `sector`'s table: read whole (payload checksum, and a
     /// `.mtz` file decompressed) the first time, then kept while the file
     /// is unchanged (same path, size, time and inode).
     pub fn sum(&mut self, sector: Sector) -> TableSum {
-        let stamp = self.stamp(sector);
+        let stamp = self.verifier.stamp(sector);
         if let Some((s, sum)) = self.sums.get(&sector) {
             if *s == stamp {
                 return sum.clone();

@@ -8,7 +8,8 @@
 //! tables; a separate pass in slot order checks padding and the statistics.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::Mutex;
+use std::time::{Instant, SystemTime};
 
 use morris_db::index::{BlockMemo, Located, OrbitBlock};
 use morris_db::moves::{apply_move, for_each_move, mill_removes, removable};
@@ -140,11 +141,22 @@ impl TableReport {
 /// cannot be used.
 type Loaded = Result<(SectorIndex, Vec<u16>), String>;
 
+/// What identifies a table file's contents cheaply: path, size,
+/// modification time and (on Unix) inode. Tables are written under a
+/// temporary name and renamed, so a new table has a new inode.
+pub(crate) type Stamp = (PathBuf, u64, Option<SystemTime>, u64);
+
 /// Verifies the tables of one rule set in one directory.
 pub struct Verifier {
     dir: PathBuf,
     rules: RuleSet,
     max_faults: usize,
+    /// The successor tables the last [`Verifier::verify`] loaded, with the
+    /// stamps of their files when loaded: the next call takes those it
+    /// needs whose files are unchanged instead of reading them again (the
+    /// order of [`Verifier::reading_order`] makes consecutive sectors share
+    /// most of them).
+    kept: Mutex<Vec<(Sector, Option<Stamp>, Loaded)>>,
 }
 
 impl std::fmt::Debug for Verifier {
@@ -334,7 +346,7 @@ impl Verifier {
     /// A verifier of the tables of `rules` in `dir`, reporting at most 10
     /// faults per table.
     pub fn new(dir: impl AsRef<Path>, rules: RuleSet) -> Verifier {
-        Verifier { dir: dir.as_ref().to_path_buf(), rules, max_faults: 10 }
+        Verifier { dir: dir.as_ref().to_path_buf(), rules, max_faults: 10, kept: Mutex::new(Vec::new()) }
     }
 
     /// Reports at most `n` faults per table (all are counted).
@@ -354,7 +366,8 @@ impl Verifier {
     }
 
     /// The sectors whose tables of this rule set are in the directory, in
-    /// solving order (fewest stones first).
+    /// solving order (fewest stones first; [`Verifier::reading_order`] is
+    /// the order that reads them fastest).
     ///
     /// # Errors
     /// When the directory cannot be read.
@@ -386,6 +399,60 @@ impl Verifier {
                 ),
                 e => format!("the table of sector {sector} is unusable: {e}"),
             })
+    }
+
+    /// The stamp of `sector`'s table file; `None` when there is none.
+    pub(crate) fn stamp(&self, sector: Sector) -> Option<Stamp> {
+        let path = Store::new(&self.dir).dtm_file(&self.rules, sector)?;
+        let meta = std::fs::metadata(&path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some((path, meta.len(), meta.modified().ok(), inode))
+    }
+
+    /// The successor tables of `sector` ([`Verifier::successor_sectors`]),
+    /// loaded: those the previous [`Verifier::verify`] kept whose files are
+    /// unchanged are taken as they are, the rest read. The kept tables no
+    /// longer needed are dropped first, so that memory holds at most one
+    /// sector's successors.
+    fn load_successors(&self, sector: Sector) -> Vec<(Sector, Loaded)> {
+        let needed = self.successor_sectors(sector);
+        let mut kept = std::mem::take(&mut *self.kept.lock().unwrap_or_else(|e| e.into_inner()));
+        kept.retain(|(s, _, _)| needed.contains(s));
+        needed
+            .into_iter()
+            .map(|s| {
+                let stamp = self.stamp(s);
+                match kept.iter().position(|(k, at, _)| *k == s && *at == stamp && stamp.is_some()) {
+                    Some(i) => (s, kept.swap_remove(i).2),
+                    None => (s, self.load(s)),
+                }
+            })
+            .collect()
+    }
+
+    /// Keeps `tables` (a sector's successors) for the next
+    /// [`Verifier::verify`], with their files' stamps as they are now.
+    fn keep(&self, tables: Vec<(Sector, Loaded)>) {
+        let stamped = tables.into_iter().map(|(s, t)| (s, self.stamp(s), t)).collect();
+        *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = stamped;
+    }
+
+    /// `sectors` in the order that reads fewest successor tables: by the
+    /// sectors their moves lead to (the side to move's stones after a
+    /// placement or a slide, both hands after it), then by the opponent's
+    /// stones, so that consecutive sectors share all but one of their
+    /// successor tables ([`Verifier::verify`] keeps the last sector's). The
+    /// values checked do not depend on the order.
+    pub fn reading_order(&self, sectors: &[Sector]) -> Vec<Sector> {
+        let mut out = sectors.to_vec();
+        out.sort_by_key(|s| {
+            let placed = u8::from(s.wh > 0);
+            (s.w + placed, s.wh - placed, s.bh, s.b)
+        });
+        out
     }
 
     /// The sectors that moves from `sector` can lead to (with a removal of
@@ -457,8 +524,7 @@ impl Verifier {
             // Go on: re-deriving values shows where the damage is.
             file_faults.push(Fault::File(e.to_string()));
         }
-        let successors =
-            Successors::new(sector, self.successor_sectors(sector).into_iter().map(|s| (s, self.load(s))).collect());
+        let successors = Successors::new(sector, self.load_successors(sector));
         let limit = self.max_faults;
         // Pass 1, in slot order: padding and the statistics, read from the
         // stored values in memory: the table's own entries when it is one of
@@ -468,14 +534,12 @@ impl Verifier {
         // the faults name the slots.
         let block = index.opponent_sets().max(1) as usize;
         let orbits = index.orbit_table().len();
-        let decoded = match successors.get(sector) {
-            Some(Ok(_)) => None,
-            _ => table.entries().ok(),
-        };
-        let loaded: Option<&[u16]> = match successors.get(sector) {
+        let own: Option<&[u16]> = match successors.get(sector) {
             Some(Ok((_, entries))) => Some(entries),
-            _ => decoded.as_deref(),
+            _ => None,
         };
+        let decoded = if own.is_none() { table.entries().ok() } else { None };
+        let loaded = own.or(decoded.as_deref());
         let mut copy = None;
         let mut totals = match loaded {
             Some(stored) => (0..orbits)
@@ -546,6 +610,7 @@ impl Verifier {
         file_faults.extend(totals.faults);
         file_faults.truncate(limit.max(1));
         report.faults = file_faults;
+        self.keep(successors.tables);
         report.seconds = start.elapsed().as_secs_f64();
         report
     }

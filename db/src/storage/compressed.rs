@@ -189,12 +189,20 @@ impl CompressedLayout {
             return None;
         }
         let first = block * self.block_slots() as u64;
-        let mut padding = vec![false; n];
-        if let Some(index) = &self.padding {
-            mark_padding(index, first, &mut padding);
-        }
+        // Codes below CODE_OVERFLOW are their entries; the two codes above
+        // are decoded one by one, except at padding the index tells, whose
+        // code is a filler (overwritten below).
         for (i, (e, &c)) in out.iter_mut().zip(&codes[..n]).enumerate() {
-            *e = if padding[i] { PADDING_ENTRY } else { self.decode(map, first + i as u64, c)? };
+            *e = if c < CODE_OVERFLOW {
+                c as u16
+            } else if self.index_padding(first + i as u64) {
+                PADDING_ENTRY
+            } else {
+                self.decode(map, first + i as u64, c)?
+            };
+        }
+        if let Some(index) = &self.padding {
+            index.for_each_padding(first..first + n as u64, |slot| out[(slot - first) as usize] = PADDING_ENTRY);
         }
         Some(())
     }

@@ -237,6 +237,64 @@ fn damaged_and_missing_tables_are_faults() {
     assert!(matches!(&r.faults[0], Fault::File(m) if m.contains("3-4")));
 }
 
+/// One verifier keeps the successor tables of the table it checked last
+/// for the next; a successor changed on disk in between is read again.
+#[test]
+fn a_successor_changed_since_the_last_table_is_read_again() {
+    let dir = copy_of_db();
+    let v = Verifier::new(dir.path(), nine());
+    let four_three = Sector::sliding(4, 3);
+    // 4-3's moves lead to 3-4 only (a capture would leave 2 stones).
+    assert_eq!(v.successor_sectors(four_three), [Sector::sliding(3, 4)]);
+    assert!(v.verify(four_three, &|_| {}).is_ok());
+    let path = table_path(dir.path(), &nine(), Sector::sliding(3, 4));
+    let bytes = fs::read(&path).unwrap();
+    fs::write(&path, &bytes[..bytes.len() - 2]).unwrap();
+    let r = v.verify(four_three, &|_| {});
+    assert_eq!(r.unusable, [Sector::sliding(3, 4)], "{:?}", r.faults);
+    assert!(r.faults.iter().all(|f| matches!(f, Fault::Successor { detail, .. } if detail.contains("file size"))));
+    fs::remove_file(&path).unwrap();
+    let r = v.verify(four_three, &|_| {});
+    assert!(r.faults.iter().all(|f| matches!(f, Fault::Successor { detail, .. } if detail.contains("missing"))));
+    fs::write(&path, &bytes).unwrap();
+    assert!(v.verify(four_three, &|_| {}).is_ok());
+}
+
+/// In `reading_order`, consecutive tables share their successors: over the
+/// whole of `nine` (every placement and sliding sector) no successor table
+/// is read more than twice by a verifier that keeps the last table's
+/// successors (in solving order most are read four times or more).
+#[test]
+fn reading_order_reads_each_successor_at_most_twice() {
+    let rules = nine();
+    let v = Verifier::new(solved(), rules.clone());
+    let mut sectors = morris_solver::placement::placement_sectors(&rules);
+    for w in 3..=9 {
+        for b in 3..=9 {
+            sectors.push(Sector::sliding(w, b));
+        }
+    }
+    let ordered = v.reading_order(&sectors);
+    let (mut sorted, mut given) = (ordered.clone(), sectors.clone());
+    sorted.sort();
+    given.sort();
+    assert_eq!(sorted, given, "a permutation");
+    let mut reads = std::collections::HashMap::<Sector, u32>::new();
+    let mut kept: Vec<Sector> = Vec::new();
+    for &s in &ordered {
+        let needed = v.successor_sectors(s);
+        for &n in &needed {
+            if !kept.contains(&n) {
+                *reads.entry(n).or_default() += 1;
+            }
+        }
+        kept = needed;
+    }
+    let worst = reads.iter().max_by_key(|(_, &n)| n).unwrap();
+    assert!(*worst.1 <= 2, "{} read {} times", worst.0, worst.1);
+    assert!(reads.len() > 300, "{} successor tables", reads.len());
+}
+
 #[test]
 fn a_table_of_another_sector_renamed_into_place_is_a_fault() {
     let dir = copy_of_db();

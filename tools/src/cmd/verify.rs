@@ -31,7 +31,9 @@ pub struct VerifyArgs {
     #[command(flatten)]
     db: DbArg,
     /// Verify only these sectors, comma-separated: `3-3,4-3` (sliding) or
-    /// `w-b-wh-bh`. Default: every table of the rule set in the directory.
+    /// `w-b-wh-bh`, checked in the order given. Default: every table of
+    /// the rule set in the directory, in the order that lets consecutive
+    /// tables share the successor tables in memory.
     /// The tables their moves lead to must be there too.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = crate::args::SectorParser)]
     sectors: Vec<Sector>,
@@ -82,7 +84,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
                 others.join(", ")
             );
         }
-        found
+        verifier.reading_order(&found)
     } else {
         let mut listed = args.sectors.clone();
         let mut seen = std::collections::HashSet::new();
