@@ -10,8 +10,11 @@
 #                                      (version: `morris --version`'s and the
 #                                      commit it was built from; the figures of
 #                                      earlier runs are in CHANGELOG.md)
-#   results/NAME-sliding-timing.csv    pair,initialise_s,iterate_s,plies  (from `solve -v`)
-#   results/NAME-placement-timing.csv  sector,initialise_s,iterate_s,plies
+#   results/NAME-sliding-timing.csv    pair,initialise_s,iterate_s,plies,store_s  (from `solve -v`;
+#                                      store_s: writing the unit's tables)
+#   results/NAME-placement-timing.csv  sector,initialise_s,iterate_s,plies,store_s
+#   results/NAME-compress-timing.csv   sector,mtb_bytes,mtz_bytes,seconds  (each
+#                                      table replaced by its .mtz twin)
 #   results/NAME-verify-timing.csv     sector,wall_s  (each table's seconds in
 #                                      the timed verify, from its log)
 #
@@ -72,12 +75,14 @@ sample() {
 }
 
 # timed STEP ARGS...: runs `morris ARGS` under /usr/bin/time -v, appends
-# STEP's row to DB.runs.csv.
+# STEP's row to DB.runs.csv. `morris bench` runs first, untimed, into
+# DB.STEP.bench: the host's speed that day, to compare runs of other days by.
 timed() {
     step=$1
     shift
     note=""
     [ "$step" = solve ] && [ -n "$(ls -A "$db")" ] && note="resumed; "
+    "$morris" bench > "$db.$step.bench" 2>&1 || true
     from=$(date -u +%s)
     sample &
     sampler=$!
@@ -110,15 +115,24 @@ publish() {
     mv "$out.new" "$out"
 }
 
-# The per-table timings of the solve just timed, from its log.
+# The per-table timings of the solve just timed, from its log (`store_s`
+# when the binary says it), and each table's compression.
 write_solve_timings() {
-    echo "pair,initialise_s,iterate_s,plies" > "results/$name-sliding-timing.csv"
-    echo "sector,initialise_s,iterate_s,plies" > "results/$name-placement-timing.csv"
+    columns="initialise_s,iterate_s,plies"
+    grep -q '^pair .*, store ' "$db.solve.log" && columns="$columns,store_s"
+    echo "pair,$columns" > "results/$name-sliding-timing.csv"
+    echo "sector,$columns" > "results/$name-placement-timing.csv"
     awk -v s="results/$name-sliding-timing.csv" -v p="results/$name-placement-timing.csv" '
         $1 == "pair" && $3 == "initialise" {
             row = $2 "," $4 "," $7 "," $9
+            if ($11 == "store") row = row "," $12
             if (split($2, parts, "-") == 4) print row >> p; else print row >> s
         }' "$db.solve.log"
+    if grep -q '^compressed .* in [0-9.]* s$' "$db.solve.log"; then
+        echo "sector,mtb_bytes,mtz_bytes,seconds" > "results/$name-compress-timing.csv"
+        awk '$1 == "compressed" && $7 == "in" { sub(":", "", $2); print $2 "," $3 "," $6 "," $8 }' \
+            "$db.solve.log" >> "results/$name-compress-timing.csv"
+    fi
 }
 
 # The committed stats, longest and values.csv row, its times those of

@@ -30,7 +30,10 @@
 //! Each position has one 16-bit cell (see [`Cell`]): while it is unknown
 //! it holds the [`UNKNOWN`] tag plus the position's successor counter; once
 //! resolved, its table entry. A predecessor's update is one load and one
-//! compare-exchange of one cell, and the working memory is 2 bytes per slot.
+//! store of one cell, and the working memory is 2 bytes per slot. Each ply's
+//! frontier is cut into ranges of keys (below), and the task that takes a
+//! range is the only one to touch those positions' predecessors, so the
+//! updates need no atomic read-modify-write ([`key_ranges`]).
 //!
 //! The cells of a sector `w-b` are kept in the order of the mirrored
 //! sector's index `b-w`, by the orbit of the opponent's stones (the
@@ -152,6 +155,51 @@ fn resolve(cell: &Cell, entry: u16) -> bool {
         }
     }
     false
+}
+
+/// [`resolve`] for a cell that no other thread reads or writes meanwhile
+/// (the iteration's, [`key_ranges`]): a plain load and store.
+#[inline]
+fn resolve_owned(cell: &Cell, entry: u16) -> bool {
+    let open = unknown(cell.load(Relaxed));
+    if open {
+        cell.store(entry, Relaxed);
+    }
+    open
+}
+
+/// The frontier's `pieces`, each sorted by [`Resolved::block_key`], cut
+/// into about `parts` ranges of keys: each range holds the sub-slices of
+/// every piece whose keys fall in it. Positions with one key (whose
+/// predecessors' cells share one orbit block, [`Side::layout`]) fall in one
+/// range, so the task that takes a range is the only one to touch those
+/// cells during the ply and updates them without atomic read-modify-writes
+/// ([`resolve_owned`], [`Pair::count_down`]). The splitters are the keys at
+/// the quantiles of every piece, every `pieces`-th of them in order.
+fn key_ranges(pieces: &[Vec<Resolved>], parts: usize) -> Vec<Vec<&[Resolved]>> {
+    let parts = parts.max(1);
+    let pieces: Vec<&Vec<Resolved>> = pieces.iter().filter(|p| !p.is_empty()).collect();
+    let mut samples: Vec<u64> =
+        pieces.iter().flat_map(|p| (1..parts).map(move |i| p[i * p.len() / parts].block_key())).collect();
+    samples.sort_unstable();
+    let step = pieces.len().max(1);
+    let mut splitters: Vec<u64> = samples.iter().skip(step / 2).step_by(step).copied().collect();
+    splitters.dedup();
+    let mut ranges: Vec<Vec<&[Resolved]>> = vec![Vec::new(); splitters.len() + 1];
+    for p in pieces {
+        let mut from = 0;
+        for (range, &split) in ranges.iter_mut().zip(&splitters) {
+            let to = from + p[from..].partition_point(|r| r.block_key() < split);
+            if to > from {
+                range.push(&p[from..to]);
+            }
+            from = to;
+        }
+        if from < p.len() {
+            ranges[splitters.len()].push(&p[from..]);
+        }
+    }
+    ranges
 }
 
 /// Claims by ply: `claims[ply]` holds positions that take the value of DTM
@@ -749,39 +797,27 @@ impl Pair<'_> {
     /// resolved as `Win(d)`: one child fewer to wait for, if it is still
     /// unknown. When that was the last, it is lost: at ply `d + 1` (into the
     /// next frontier) or later, claimed at the ply after its deepest leaving
-    /// child.
+    /// child. The cell is this thread's alone during the ply
+    /// ([`key_ranges`]).
     #[allow(clippy::too_many_arguments)]
     fn count_down(&self, cell: &Cell, side: usize, q: u64, us: Bitboard, them: Bitboard, d: u16, s: &mut Scratch) {
-        let mut now = cell.load(Relaxed);
-        // Computed at most once: the last child is counted down only once.
-        let mut ply = None;
-        while unknown(now) {
-            let new = match now - UNKNOWN {
-                0 => {
-                    self.fault.store(true, Relaxed);
-                    return;
+        let now = cell.load(Relaxed);
+        if !unknown(now) {
+            return;
+        }
+        match now - UNKNOWN {
+            0 => self.fault.store(true, Relaxed),
+            1 => {
+                let ply = (d + 1).max(self.capture_loss_floor(side, us, them));
+                if ply == d + 1 {
+                    cell.store(Value::from_ply(ply).to_entry(), Relaxed);
+                    s.next.push(self.resolved(side, us, them));
+                } else {
+                    cell.store(UNKNOWN, Relaxed);
+                    s.claims.push(ply, Self::item(side, q));
                 }
-                1 => {
-                    let ply = *ply.get_or_insert_with(|| (d + 1).max(self.capture_loss_floor(side, us, them)));
-                    if ply == d + 1 {
-                        Value::from_ply(ply).to_entry()
-                    } else {
-                        UNKNOWN
-                    }
-                }
-                _ => now - 1,
-            };
-            match cell.compare_exchange_weak(now, new, Relaxed, Relaxed) {
-                Ok(_) => {
-                    match ply {
-                        Some(ply) if ply == d + 1 => s.next.push(self.resolved(side, us, them)),
-                        Some(ply) => s.claims.push(ply, Self::item(side, q)),
-                        None => {}
-                    }
-                    return;
-                }
-                Err(seen) => now = seen,
             }
+            _ => cell.store(now - 1, Relaxed),
         }
     }
 
@@ -816,9 +852,8 @@ impl Pair<'_> {
             stage.pred_slots.sort_unstable();
             stage.pred_slots.dedup_by_key(|k| *k >> 32);
         }
-        // (Plain loads would not do: the updates are locked instructions,
-        // which wait for every earlier load; a prefetch is not ordered with
-        // them.)
+        // (A prefetch rather than a load: it does not hold up the work
+        // until the line arrives.)
         for &k in &stage.pred_slots {
             morris_db::mapped::prefetch(&pred.values[(k >> 32) as usize]);
         }
@@ -844,7 +879,7 @@ impl Pair<'_> {
             let cell = &pred.values[q as usize];
             match value {
                 Value::Loss(_) => {
-                    if resolve(cell, next) {
+                    if resolve_owned(cell, next) {
                         s.next.push(self.resolved(stage.side, pu, pt));
                     }
                 }
@@ -928,6 +963,10 @@ fn lasker_unmoves(
 /// thread: handing a few positions to the thread pool costs more than
 /// they do (small pairs iterate for a hundred plies and more).
 const SEQUENTIAL: usize = 1 << 12;
+
+/// Ranges of keys per thread that a ply's frontier is cut into
+/// ([`key_ranges`]): enough for the threads to end a ply together.
+const KEY_RANGES_PER_THREAD: usize = 32;
 
 /// Each sector of a solved pair with its entries, and where the time went.
 pub(crate) type SolvedPair = (Vec<(Sector, Vec<u16>)>, PairTiming);
@@ -1132,11 +1171,14 @@ pub(crate) fn solve_pair(
             pair.update_staged(d, &mut s);
             vec![(s.next, s.claims)]
         } else {
-            frontier
+            // Each range of keys on one task, which owns its cells.
+            key_ranges(&frontier, KEY_RANGES_PER_THREAD * rayon::current_num_threads())
                 .par_iter()
-                .flat_map(|piece| piece.par_iter().with_min_len(256))
-                .fold(Scratch::default, |mut s, &r| {
-                    pair.propagate(r, d, &mut s);
+                .with_max_len(1)
+                .fold(Scratch::default, |mut s, range| {
+                    for &r in range.iter().copied().flatten() {
+                        pair.propagate(r, d, &mut s);
+                    }
                     s
                 })
                 .map(|mut s| {
@@ -1186,6 +1228,7 @@ pub(crate) fn solve_pair(
         initialise_seconds: (t1 - t0).as_secs_f64(),
         iterate_seconds: t1.elapsed().as_secs_f64(),
         plies: d as u32,
+        store_seconds: 0.0,
     };
     Ok((tables, timing))
 }
@@ -1194,6 +1237,49 @@ pub(crate) fn solve_pair(
 mod tests {
     use super::*;
     use morris_db::Overrides;
+
+    /// [`key_ranges`] hands every position of the frontier to exactly one
+    /// range, and no key to two ranges (which is what lets a range's task
+    /// update its predecessors' cells without atomics), whatever the
+    /// pieces: empty ones, one key throughout, keys spread or clustered.
+    #[test]
+    fn key_ranges_cover_the_frontier_and_never_share_a_key() {
+        let piece = |keys: &[(u64, u32)]| -> Vec<Resolved> {
+            let mut p: Vec<Resolved> = keys.iter().map(|&(k, t)| Resolved(k << 32 | u64::from(t))).collect();
+            p.sort_unstable_by_key(|r| r.block_key());
+            p
+        };
+        let spread: Vec<(u64, u32)> = (0..5000u64).map(|i| ((i * 7919) % 1021, i as u32)).collect();
+        let clustered: Vec<(u64, u32)> =
+            (0..3000u64).map(|i| (if i % 5 == 0 { 3 } else { 400 + i / 100 }, i as u32)).collect();
+        let one: Vec<(u64, u32)> = (0..700u32).map(|i| (1 << 31 | 42, i)).collect();
+        let cases = [
+            vec![piece(&spread), piece(&clustered), Vec::new(), piece(&one)],
+            vec![piece(&one)],
+            vec![piece(&spread[..1]), piece(&spread[1..2])],
+            vec![Vec::new()],
+            vec![piece(&spread[..2500]), piece(&spread[2500..])],
+        ];
+        for (case, pieces) in cases.iter().enumerate() {
+            for parts in [1, 2, 7, 64] {
+                let ranges = key_ranges(pieces, parts);
+                let mut seen: Vec<u64> = ranges.iter().flatten().flat_map(|s| s.iter()).map(|r| r.0).collect();
+                let mut all: Vec<u64> = pieces.iter().flatten().map(|r| r.0).collect();
+                seen.sort_unstable();
+                all.sort_unstable();
+                assert_eq!(seen, all, "case {case}, {parts} parts: every position once");
+                let mut owner = std::collections::HashMap::new();
+                for (i, range) in ranges.iter().enumerate() {
+                    for r in range.iter().flat_map(|s| s.iter()) {
+                        assert_eq!(*owner.entry(r.block_key()).or_insert(i), i, "case {case}, {parts} parts");
+                    }
+                }
+                if case == 0 && parts == 64 {
+                    assert!(ranges.iter().filter(|r| !r.is_empty()).count() > 16, "the work is spread");
+                }
+            }
+        }
+    }
 
     /// Forward moves and [`lasker_unmoves`] agree: every slide or flight
     /// without removal from a position with stones in hand is undone into

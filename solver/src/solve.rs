@@ -143,6 +143,10 @@ pub enum SolveEvent<'a> {
         before: u64,
         /// Bytes of the `.mtz` table written.
         after: u64,
+        /// Wall time of the whole replacement (checking the `.mtb` table,
+        /// compressing it, checking every slot of the twin, removing the
+        /// original), seconds.
+        seconds: f64,
     },
     /// A table the next unit reads was there only compressed (`.mtz`): its
     /// `.mtb` form has been written from it first, since the solver reads
@@ -185,6 +189,10 @@ pub struct PairTiming {
     pub iterate_seconds: f64,
     /// Plies iterated (the longest DTM in the pair plus one or two).
     pub plies: u32,
+    /// Writing the unit's tables: their header statistics, checksums and
+    /// files (seconds; 0 in the timing a solver returns, set when the
+    /// tables are stored).
+    pub store_seconds: f64,
 }
 
 /// What a solve did.
@@ -381,11 +389,17 @@ fn compress_finished(
     if !Store::new(dir).path(rules.name(), sector, FileKind::Dtm).exists() {
         return Ok(());
     }
+    let start = Instant::now();
     let done = compress_sector(dir, rules, sector, DEFAULT_LEVEL, true)?;
     report.compressed.push(sector);
     report.compressed_bytes.0 += done.original_bytes;
     report.compressed_bytes.1 += done.report.bytes;
-    progress.event(&SolveEvent::Compressed { sector, before: done.original_bytes, after: done.report.bytes });
+    progress.event(&SolveEvent::Compressed {
+        sector,
+        before: done.original_bytes,
+        after: done.report.bytes,
+        seconds: start.elapsed().as_secs_f64(),
+    });
     Ok(())
 }
 
@@ -440,7 +454,7 @@ fn solve_unit(
         expand_inputs(rules, dir, unit, progress, report)?;
     }
     let t0 = Instant::now();
-    let (solved, timing) = match unit.kind {
+    let (solved, mut timing) = match unit.kind {
         UnitKind::Sliding | UnitKind::Lasker => pair::solve_pair(rules, dir, unit.sectors[0], progress)?,
         UnitKind::Placement => {
             let entries = placement::solve_placement_sector(rules, dir, unit.sectors[0])?;
@@ -449,11 +463,14 @@ fn solve_unit(
                 initialise_seconds: t0.elapsed().as_secs_f64(),
                 iterate_seconds: 0.0,
                 plies: 0,
+                store_seconds: 0.0,
             };
             (vec![(unit.sectors[0], entries)], timing)
         }
     };
+    let t1 = Instant::now();
     store(rules, dir, solved, &missing, report)?;
+    timing.store_seconds = t1.elapsed().as_secs_f64();
     progress.event(&SolveEvent::Solved(&timing));
     report.pairs.push(timing);
     Ok(())

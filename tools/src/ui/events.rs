@@ -19,17 +19,19 @@ pub fn report_event(event: &SolveEvent, verbose: bool) {
             // reason to stop a solve: the tables are what it makes.
             let _ = writeln!(
                 out,
-                "pair {:<9} initialise {:>8.3} s, iterate {:>8.3} s, {}",
+                "pair {:<9} initialise {:>8.3} s, iterate {:>8.3} s, {}, store {:.3} s",
                 p.name,
                 p.initialise_seconds,
                 p.iterate_seconds,
-                crate::ui::plural(p.plies as u64, "ply", "plies")
+                crate::ui::plural(p.plies as u64, "ply", "plies"),
+                p.store_seconds
             )
             .and_then(|()| out.flush());
         }
-        SolveEvent::Compressed { sector, before, after } if verbose => {
+        SolveEvent::Compressed { sector, before, after, seconds } if verbose => {
             let mut out = crate::ui::output::stdout();
-            let _ = writeln!(out, "compressed {sector}: {before} bytes to {after}").and_then(|()| out.flush());
+            let _ = writeln!(out, "compressed {sector}: {before} bytes to {after} in {seconds:.3} s")
+                .and_then(|()| out.flush());
         }
         SolveEvent::Expanded { sector } => {
             crate::ui::output::errln!("note: the table of sector {sector} is there only compressed; writing its .mtb form for the solver to read")
