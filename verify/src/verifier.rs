@@ -413,30 +413,34 @@ impl Verifier {
     }
 
     /// The successor tables of `sector` ([`Verifier::successor_sectors`]),
-    /// loaded: those the previous [`Verifier::verify`] kept whose files are
+    /// loaded, with the stamps their files had just before (in the same
+    /// order): those the previous [`Verifier::verify`] kept whose files are
     /// unchanged are taken as they are, the rest read. The kept tables no
     /// longer needed are dropped first, so that memory holds at most one
     /// sector's successors.
-    fn load_successors(&self, sector: Sector) -> Vec<(Sector, Loaded)> {
+    fn load_successors(&self, sector: Sector) -> (Vec<(Sector, Loaded)>, Vec<Option<Stamp>>) {
         let needed = self.successor_sectors(sector);
         let mut kept = std::mem::take(&mut *self.kept.lock().unwrap_or_else(|e| e.into_inner()));
         kept.retain(|(s, _, _)| needed.contains(s));
         needed
             .into_iter()
             .map(|s| {
+                // Taken before the file is read: a file replaced meanwhile
+                // has another stamp next time, and is read again.
                 let stamp = self.stamp(s);
                 match kept.iter().position(|(k, at, _)| *k == s && *at == stamp && stamp.is_some()) {
-                    Some(i) => (s, kept.swap_remove(i).2),
-                    None => (s, self.load(s)),
+                    Some(i) => ((s, kept.swap_remove(i).2), stamp),
+                    None => ((s, self.load(s)), stamp),
                 }
             })
-            .collect()
+            .unzip()
     }
 
     /// Keeps `tables` (a sector's successors) for the next
-    /// [`Verifier::verify`], with their files' stamps as they are now.
-    fn keep(&self, tables: Vec<(Sector, Loaded)>) {
-        let stamped = tables.into_iter().map(|(s, t)| (s, self.stamp(s), t)).collect();
+    /// [`Verifier::verify`], with the stamps [`Verifier::load_successors`]
+    /// gave them.
+    fn keep(&self, tables: Vec<(Sector, Loaded)>, stamps: Vec<Option<Stamp>>) {
+        let stamped = tables.into_iter().zip(stamps).map(|((s, t), stamp)| (s, stamp, t)).collect();
         *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = stamped;
     }
 
@@ -524,7 +528,8 @@ impl Verifier {
             // Go on: re-deriving values shows where the damage is.
             file_faults.push(Fault::File(e.to_string()));
         }
-        let successors = Successors::new(sector, self.load_successors(sector));
+        let (tables, stamps) = self.load_successors(sector);
+        let successors = Successors::new(sector, tables);
         let limit = self.max_faults;
         // Pass 1, in slot order: padding and the statistics, read from the
         // stored values in memory: the table's own entries when it is one of
@@ -610,7 +615,7 @@ impl Verifier {
         file_faults.extend(totals.faults);
         file_faults.truncate(limit.max(1));
         report.faults = file_faults;
-        self.keep(successors.tables);
+        self.keep(successors.tables, stamps);
         report.seconds = start.elapsed().as_secs_f64();
         report
     }
