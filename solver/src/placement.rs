@@ -252,6 +252,37 @@ fn entry_of_best(best: u32) -> u16 {
     }
 }
 
+/// The rank of [`placement_entry`]'s quiet children that tells a child
+/// without a value (a padding entry, or a slot past the table's end): above
+/// every [`child_rank`], so that it is the best when it is there.
+const FAULT_RANK: u32 = u32::MAX;
+
+/// [`child_rank`] of a child's table entry, [`FAULT_RANK`] for padding.
+#[inline(always)]
+fn fault_rank(entry: u16) -> u32 {
+    if entry == PADDING_ENTRY {
+        FAULT_RANK
+    } else {
+        child_rank(entry)
+    }
+}
+
+/// The [`fault_rank`]s of the quiet child's orbit block that one orbit of
+/// the walk by `them` reads (every quiet placement from a position of
+/// orbit `them` leads there): read from the table once per orbit, a block
+/// at a time, rather than once per placement, and kept in `ranks` (indexed
+/// by slot less the block's first). A block that cannot be read (a
+/// damaged compressed child) ranks as faults throughout.
+fn quiet_ranks(table: &Table, first: u64, len: u64, entries: &mut Vec<u16>, ranks: &mut Vec<u32>) {
+    entries.resize(len as usize, PADDING_ENTRY);
+    ranks.clear();
+    if table.entries_into(first, entries).is_ok() {
+        ranks.extend(entries.iter().map(|&e| fault_rank(e)));
+    } else {
+        ranks.resize(len as usize, FAULT_RANK);
+    }
+}
+
 /// What [`placement_entry`] needs of the opponent's stones `them`, which are
 /// the same for every position of one orbit block of the walk by `them`.
 struct Opponent {
@@ -272,36 +303,34 @@ struct Opponent {
 /// entry, from the same children, found without generating moves one by
 /// one. The points where a placement closes a mill come from the mills
 /// with two of `us`'s stones and an empty third point; every other empty
-/// point is a quiet placement, read through `quiet(point)`, and each
-/// closing point `p` a mill whose captures (one per removable stone) give
-/// `captures(p, us after the placement)`: the best of their
-/// [`Captured`]. `None` when a child's table holds no value there (a
-/// padding slot or one past its end).
+/// point is a quiet placement, whose child's [`fault_rank`] is
+/// `quiet(point)`, and each closing point `p` a mill whose captures (one
+/// per removable stone) give `captures(p, us after the placement)`: the
+/// best of their [`Captured`]. `None` when a child's table holds no value
+/// there (a padding slot or one past its end).
 #[inline(always)]
 fn placement_entry(
     rules: &RuleSet,
     opponent: &Opponent,
     us: Bitboard,
-    quiet: impl Fn(Point) -> Option<u16>,
+    quiet: impl Fn(Point) -> u32,
     mut captures: impl FnMut(Point, Bitboard) -> Option<Captured>,
 ) -> Option<u16> {
     let board = rules.board();
     let empty = board.all() & !us & !opponent.them;
     let closing = if opponent.removes { board.completing_points(us, empty) } else { 0 };
+    let quiet_points = empty & !closing;
+    let mut any = quiet_points != 0;
     let mut best = 0u32;
-    let mut padding = false;
-    let mut any = false;
-    if let (Some(e), true) = (opponent.quiet_decided, empty & !closing != 0) {
+    if let (Some(e), true) = (opponent.quiet_decided, any) {
         best = child_rank(e);
-        any = true;
     } else {
-        for p in Points(empty & !closing) {
-            let e = quiet(p)?;
-            padding |= e == PADDING_ENTRY;
-            best = best.max(child_rank(e));
-            any = true;
+        for p in Points(quiet_points) {
+            best = best.max(quiet(p));
         }
     }
+    // A child without a value ranks above every value.
+    let mut padding = best == FAULT_RANK;
     if closing != 0 && opponent.removable != 0 {
         any = true;
         if let Some(e) = opponent.capture_decided {
@@ -406,7 +435,9 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
     let faults: usize = by_them_entries
         .par_chunks_mut(mirror_block)
         .enumerate()
-        .map_init(BlockMemo::default, |memo, (orbit, chunk)| {
+        .map_init(
+            || (BlockMemo::default(), Vec::new(), Vec::new()),
+            |(memo, entries, ranks), (orbit, chunk)| {
             let mut faults = 0;
             let base = (orbit * mirror_block) as u64;
             // `them` is this orbit's representative, in the quiet child's
@@ -444,7 +475,16 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
                     quiet_decided: decided(sector.b + sector.bh),
                     capture_decided: decided((sector.b + sector.bh).saturating_sub(1)),
                 };
-                let quiet_view = quiet_child.and_then(|c| c.table.entries_view());
+                // The quiet child's block, ranked, unless no quiet
+                // placement reads it.
+                if let (Some(c), Some((o, _)), None) = (quiet_child, block, opponent.quiet_decided) {
+                    let len = c.index.opponent_sets();
+                    quiet_ranks(&c.table, o as u64 * len, len, entries, ranks);
+                }
+                let ranks = &ranks[..];
+                let rank_at = |first: u64, slot: u64| {
+                    usize::try_from(slot - first).ok().and_then(|i| ranks.get(i)).copied().unwrap_or(FAULT_RANK)
+                };
                 // The captures after a mill that leaves the mover's stones
                 // `after`: one per removable stone.
                 let captures_of = |after: Bitboard| {
@@ -459,9 +499,9 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
                 }
                 by_them.for_each_in_orbit(orbit, |slot, _, us| {
                     let entry = match (quiet_child, &fast) {
-                        (Some(c), Some(f)) => {
+                        (Some(_), Some(f)) => {
                             let extensions = f.extensions(us);
-                            let quiet = |p: Point| entry(&c.table, quiet_view, extensions.slot(p));
+                            let quiet = |p: Point| rank_at(f.first(), extensions.slot(p));
                             // A mill's captures depend only on the stones the
                             // mover leaves, and a set with a mill is left by a
                             // placement onto any point of it: each set's are
@@ -475,11 +515,13 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
                         }
                         (Some(c), None) => {
                             let (o, g) = block.unwrap_or_default();
-                            let quiet =
-                                |p: Point| entry(&c.table, quiet_view, c.index.index_with_orbit(o, g, us | 1 << p));
+                            let first = o as u64 * c.index.opponent_sets();
+                            let quiet = |p: Point| rank_at(first, c.index.index_with_orbit(o, g, us | 1 << p));
                             placement_entry(rules, &opponent, us, quiet, |_, after| captures_of(after))
                         }
-                        (None, _) => placement_entry(rules, &opponent, us, |_| None, |_, after| captures_of(after)),
+                        (None, _) => {
+                            placement_entry(rules, &opponent, us, |_| FAULT_RANK, |_, after| captures_of(after))
+                        }
                     };
                     match entry {
                         Some(e) => chunk[(slot - base) as usize] = e,

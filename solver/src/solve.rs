@@ -7,6 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use rayon::prelude::*;
+
 use morris_db::compressed::{compress_sector, expand_sector, DEFAULT_LEVEL};
 use morris_db::table::{table_path, write_table};
 use morris_db::{FileKind, RuleSet, Sector, Store, Table, TableError, TableHeader};
@@ -596,9 +598,10 @@ fn needs_solving(rules: &RuleSet, dir: &Path, sector: Sector, progress: &dyn Pro
 }
 
 /// Writes the tables of `solved` that were `missing` (counting them in
-/// `report`; the others are kept as they are). A table written replaces
-/// both forms on disk: the compressed twin (`.mtz`) of a re-solved table
-/// is removed, so no stale copy stays beside the new `.mtb`.
+/// `report`; the others are kept as they are), a pair's two side by side.
+/// A table written replaces both forms on disk: the compressed twin
+/// (`.mtz`) of a re-solved table is removed, so no stale copy stays beside
+/// the new `.mtb`.
 fn store(
     rules: &RuleSet,
     dir: &Path,
@@ -606,22 +609,25 @@ fn store(
     missing: &[Sector],
     report: &mut SolveReport,
 ) -> Result<(), SolveError> {
-    for (sector, entries) in solved {
-        if !missing.contains(&sector) {
-            report.skipped.push(sector);
-            continue;
-        }
+    let (solved, kept): (Vec<_>, Vec<_>) = solved.into_iter().partition(|(sector, _)| missing.contains(sector));
+    report.skipped.extend(kept.into_iter().map(|(sector, _)| sector));
+    let write = |(sector, entries): (Sector, Vec<u16>)| -> Result<SectorReport, TableError> {
         let header = TableHeader::for_entries(rules, sector, &entries);
-        let path = table_path(dir, rules, sector);
-        write_table(&path, &header, &entries)?;
+        write_table(&table_path(dir, rules, sector), &header, &entries)?;
         let twin = Store::new(dir).path(rules.name(), sector, FileKind::Compressed);
         match fs::remove_file(&twin) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => return Err(TableError::Io { path: twin, error }.into()),
+            Ok(()) => Ok(SectorReport { sector, header }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SectorReport { sector, header }),
+            Err(error) => Err(TableError::Io { path: twin, error }),
         }
-        report.positions += header.canonical_positions;
-        report.solved.push(SectorReport { sector, header });
+    };
+    // In order, each table's result in its place, so the report does not
+    // depend on which write finished first.
+    let written: Vec<Result<SectorReport, TableError>> = solved.into_par_iter().map(write).collect();
+    for done in written {
+        let done = done?;
+        report.positions += done.header.canonical_positions;
+        report.solved.push(done);
     }
     Ok(())
 }

@@ -383,13 +383,17 @@ fn check_same(table: &Table, path: &Path, header: &TableHeader) -> Result<(), Ta
     // Block by block, as `Table::entries` reads it; the look-up of one slot
     // is tested on its own.
     let block = layout.block_slots() as u64;
+    // Both read a block at a time: the source through `Table::entries_into`
+    // (a `.mtz` source's block decompressed once), then compared whole.
     let mismatch = (0..len.div_ceil(block)).into_par_iter().find_map_any(|b| {
         let first = b * block;
         let mut read = vec![0u16; ((first + block).min(len) - first) as usize];
-        if layout.block_entries(packed.bytes(), b, &mut read).is_none() {
+        let mut source = vec![0u16; read.len()];
+        if layout.block_entries(packed.bytes(), b, &mut read).is_none() || table.entries_into(first, &mut source).is_err()
+        {
             return Some(first);
         }
-        (first..).zip(&read).find(|&(slot, &e)| table.entry(slot) != Some(e)).map(|(slot, _)| slot)
+        (first..).zip(read.iter().zip(&source)).find(|(_, (r, s))| r != s).map(|(slot, _)| slot)
     });
     match mismatch {
         Some(slot) => Err(TableError::Corrupt {

@@ -194,9 +194,25 @@ impl OwnFields for DtmFields {
 
 impl TableHeader {
     /// The header for `entries` of `sector` under `rules`: counts, longest
-    /// distances and checksum computed from the entries.
+    /// distances and checksum computed from the entries (the counts over
+    /// all threads, beside the checksum, which reads the entries in order).
     pub fn for_entries(rules: &RuleSet, sector: Sector, entries: &[u16]) -> TableHeader {
-        let tally: Tally = entries.iter().filter_map(|&e| Value::from_entry(e)).collect();
+        let count = || {
+            entries
+                .par_chunks(1 << 16)
+                .map(|chunk| chunk.iter().filter_map(|&e| Value::from_entry(e)).collect::<Tally>())
+                .reduce(Tally::default, Tally::merge)
+        };
+        let checksum = || {
+            let mut hasher = Xxh3::new();
+            let mut bytes = Vec::new();
+            for chunk in entries.chunks(1 << 16) {
+                entries_to_bytes(chunk, &mut bytes);
+                hasher.update(&bytes);
+            }
+            hasher.digest()
+        };
+        let (tally, payload_checksum) = rayon::join(count, checksum);
         let mut h = TableHeader {
             rules_fingerprint: rules.fingerprint(),
             rules_name: rules.header_name().to_string(),
@@ -211,21 +227,19 @@ impl TableHeader {
             payload_checksum: 0,
         };
         h.set_counts(&tally);
-        let mut hasher = Xxh3::new();
-        for chunk in entries.chunks(1 << 16) {
-            hasher.update(&entries_to_bytes(chunk));
-        }
-        h.payload_checksum = hasher.digest();
+        h.payload_checksum = payload_checksum;
         h
     }
 }
 
-fn entries_to_bytes(entries: &[u16]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(entries.len() * 2);
+/// The little-endian bytes of `entries` (a table's payload), into `out`
+/// (emptied first; kept by callers from one chunk to the next).
+fn entries_to_bytes(entries: &[u16], out: &mut Vec<u8>) {
+    out.clear();
+    out.reserve(entries.len() * 2);
     for e in entries {
         out.extend_from_slice(&e.to_le_bytes());
     }
-    out
 }
 
 /// The path of `sector`'s table for `rules` in directory `dir`.
@@ -242,8 +256,10 @@ pub fn table_path(dir: &Path, rules: &RuleSet, sector: Sector) -> PathBuf {
 pub fn write_table(path: &Path, header: &TableHeader, entries: &[u16]) -> Result<(), TableError> {
     write_atomically(path, |w| {
         w.write_all(&header.encode())?;
+        let mut bytes = Vec::new();
         for chunk in entries.chunks(1 << 16) {
-            w.write_all(&entries_to_bytes(chunk))?;
+            entries_to_bytes(chunk, &mut bytes);
+            w.write_all(&bytes)?;
         }
         Ok(())
     })

@@ -58,3 +58,48 @@ fn six_mens_morris_with_flying_solves_and_is_consistent() {
     let best = moves.values().copied().min_by(Value::best_first).unwrap();
     assert_eq!(value, best);
 }
+
+/// A placement sector whose children hold no value where its moves lead
+/// (every canonical slot padding, under a valid header and checksum, as a
+/// damaged or wrongly made table could) is refused with an internal error
+/// naming it, and no table is written; with children of draws the same
+/// sector solves. Nine's `3-3-1-1`: its quiet placements lead to `3-4-1-0`,
+/// those closing a mill to `2-4-1-0` (its opponent keeps 3 stones, so
+/// neither is decided without its table).
+#[test]
+fn a_placement_child_without_values_is_an_error() {
+    use morris_db::table::{table_path, write_table};
+    use morris_db::value::PADDING_ENTRY;
+    use morris_db::{Sector, TableHeader};
+    use morris_solver::{solve_only, NoProgress, SolveError};
+
+    let rules = RuleSet::preset("nine").unwrap();
+    let parent = Sector { w: 3, b: 3, wh: 1, bh: 1 };
+    let quiet = Sector { w: 3, b: 4, wh: 1, bh: 0 };
+    let capture = Sector { w: 2, b: 4, wh: 1, bh: 0 };
+    let write = |dir: &std::path::Path, sector: Sector, value: u16| {
+        let index = rules.indexer().sector(sector);
+        let entries: Vec<u16> =
+            (0..index.len()).map(|slot| if index.is_padding(slot) { PADDING_ENTRY } else { value }).collect();
+        write_table(&table_path(dir, &rules, sector), &TableHeader::for_entries(&rules, sector, &entries), &entries)
+            .unwrap();
+    };
+    for (quiet_entry, capture_entry) in [(0, 0), (PADDING_ENTRY, 0), (0, PADDING_ENTRY)] {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), quiet, quiet_entry);
+        write(dir.path(), capture, capture_entry);
+        let solved = solve_only(&rules, dir.path(), &parent.to_string(), &NoProgress);
+        let written = table_path(dir.path(), &rules, parent).exists();
+        if quiet_entry == 0 && capture_entry == 0 {
+            let report = solved.unwrap();
+            assert_eq!(report.solved.len(), 1);
+            assert!(written);
+        } else {
+            match solved {
+                Err(SolveError::Internal { sector, .. }) => assert_eq!(sector, parent),
+                other => panic!("quiet {quiet_entry:#x}, capture {capture_entry:#x}: {other:?}"),
+            }
+            assert!(!written, "quiet {quiet_entry:#x}, capture {capture_entry:#x}: a table was written");
+        }
+    }
+}
