@@ -438,116 +438,117 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
         .map_init(
             || (BlockMemo::default(), Vec::new(), Vec::new()),
             |(memo, entries, ranks), (orbit, chunk)| {
-            let mut faults = 0;
-            let base = (orbit * mirror_block) as u64;
-            // `them` is this orbit's representative, in the quiet child's
-            // orbit table too (both index sets of `b` stones first).
-            let block =
-                quiet_child.map(|c| c.index.orbit_table().orbit_of(by_them.orbit_table().representative(orbit)));
-            // With a trivial stabiliser, the slots of `us` plus one point
-            // come from one set-up per position.
-            let fast =
-                quiet_child.zip(block).filter(|(_, (_, g))| *g == 0).and_then(|(c, (o, _))| c.index.orbit_block(o));
-            // Captures of one stone: per removed point `r`, the orbit of
-            // `them` less `r` in the capture child's index, and the
-            // symmetry taking it there.
-            let rep = by_them.orbit_table().representative(orbit);
-            let mut removed = [(0usize, 0usize); 32];
-            if let Some(c) = capture_child {
-                for r in Points(rep) {
-                    removed[r as usize] = c.index.orbit_table().orbit_of(rep & !(1 << r));
-                }
-            }
-            let capture_view = capture_child.and_then(|c| c.table.entries_view());
-            let capture_entry = |r: Point, after: Bitboard| {
-                let c = capture_child?;
-                let (o, g) = removed[r as usize];
-                entry(&c.table, capture_view, c.index.index_with_orbit(o, g, after))
-            };
-            if fast_placement {
-                // The opponent keeps `b + bh` stones after a quiet placement,
-                // one fewer after a capture.
-                let decided = |left: u8| (left < 3).then(|| rules.decided_value().to_entry());
-                let opponent = Opponent {
-                    them: rep,
-                    removes: mill_removes(rules, rep),
-                    removable: removable(rules, rep),
-                    quiet_decided: decided(sector.b + sector.bh),
-                    capture_decided: decided((sector.b + sector.bh).saturating_sub(1)),
-                };
-                // The quiet child's block, ranked, unless no quiet
-                // placement reads it.
-                if let (Some(c), Some((o, _)), None) = (quiet_child, block, opponent.quiet_decided) {
-                    let len = c.index.opponent_sets();
-                    quiet_ranks(&c.table, o as u64 * len, len, entries, ranks);
-                }
-                let ranks = &ranks[..];
-                let rank_at = |first: u64, slot: u64| {
-                    usize::try_from(slot - first).ok().and_then(|i| ranks.get(i)).copied().unwrap_or(FAULT_RANK)
-                };
-                // The captures after a mill that leaves the mover's stones
-                // `after`: one per removable stone.
-                let captures_of = |after: Bitboard| {
-                    let mut c = Captured::default();
-                    for r in Points(opponent.removable) {
-                        c.add(capture_entry(r, after)?);
+                let mut faults = 0;
+                let base = (orbit * mirror_block) as u64;
+                // `them` is this orbit's representative, in the quiet child's
+                // orbit table too (both index sets of `b` stones first).
+                let block =
+                    quiet_child.map(|c| c.index.orbit_table().orbit_of(by_them.orbit_table().representative(orbit)));
+                // With a trivial stabiliser, the slots of `us` plus one point
+                // come from one set-up per position.
+                let fast =
+                    quiet_child.zip(block).filter(|(_, (_, g))| *g == 0).and_then(|(c, (o, _))| c.index.orbit_block(o));
+                // Captures of one stone: per removed point `r`, the orbit of
+                // `them` less `r` in the capture child's index, and the
+                // symmetry taking it there.
+                let rep = by_them.orbit_table().representative(orbit);
+                let mut removed = [(0usize, 0usize); 32];
+                if let Some(c) = capture_child {
+                    for r in Points(rep) {
+                        removed[r as usize] = c.index.orbit_table().orbit_of(rep & !(1 << r));
                     }
-                    Some(c)
-                };
-                if let (Some(c), Some(_)) = (quiet_child, &fast) {
-                    memo.reset(c.index.opponent_sets() as usize);
                 }
-                by_them.for_each_in_orbit(orbit, |slot, _, us| {
-                    let entry = match (quiet_child, &fast) {
-                        (Some(_), Some(f)) => {
-                            let extensions = f.extensions(us);
-                            let quiet = |p: Point| rank_at(f.first(), extensions.slot(p));
-                            // A mill's captures depend only on the stones the
-                            // mover leaves, and a set with a mill is left by a
-                            // placement onto any point of it: each set's are
-                            // kept by the rank it has in the quiet child's
-                            // block, as a quiet placement's child.
-                            let captures = |p: Point, after: Bitboard| {
-                                let at = extensions.slot(p) - f.first();
-                                memo.get(at, || captures_of(after).map(Captured::pack)).map(Captured::unpack)
-                            };
-                            placement_entry(rules, &opponent, us, quiet, captures)
-                        }
-                        (Some(c), None) => {
-                            let (o, g) = block.unwrap_or_default();
-                            let first = o as u64 * c.index.opponent_sets();
-                            let quiet = |p: Point| rank_at(first, c.index.index_with_orbit(o, g, us | 1 << p));
-                            placement_entry(rules, &opponent, us, quiet, |_, after| captures_of(after))
-                        }
-                        (None, _) => {
-                            placement_entry(rules, &opponent, us, |_| FAULT_RANK, |_, after| captures_of(after))
-                        }
+                let capture_view = capture_child.and_then(|c| c.table.entries_view());
+                let capture_entry = |r: Point, after: Bitboard| {
+                    let c = capture_child?;
+                    let (o, g) = removed[r as usize];
+                    entry(&c.table, capture_view, c.index.index_with_orbit(o, g, after))
+                };
+                if fast_placement {
+                    // The opponent keeps `b + bh` stones after a quiet placement,
+                    // one fewer after a capture.
+                    let decided = |left: u8| (left < 3).then(|| rules.decided_value().to_entry());
+                    let opponent = Opponent {
+                        them: rep,
+                        removes: mill_removes(rules, rep),
+                        removable: removable(rules, rep),
+                        quiet_decided: decided(sector.b + sector.bh),
+                        capture_decided: decided((sector.b + sector.bh).saturating_sub(1)),
                     };
-                    match entry {
+                    // The quiet child's block, ranked, unless no quiet
+                    // placement reads it.
+                    if let (Some(c), Some((o, _)), None) = (quiet_child, block, opponent.quiet_decided) {
+                        let len = c.index.opponent_sets();
+                        quiet_ranks(&c.table, o as u64 * len, len, entries, ranks);
+                    }
+                    let ranks = &ranks[..];
+                    let rank_at = |first: u64, slot: u64| {
+                        usize::try_from(slot - first).ok().and_then(|i| ranks.get(i)).copied().unwrap_or(FAULT_RANK)
+                    };
+                    // The captures after a mill that leaves the mover's stones
+                    // `after`: one per removable stone.
+                    let captures_of = |after: Bitboard| {
+                        let mut c = Captured::default();
+                        for r in Points(opponent.removable) {
+                            c.add(capture_entry(r, after)?);
+                        }
+                        Some(c)
+                    };
+                    if let (Some(c), Some(_)) = (quiet_child, &fast) {
+                        memo.reset(c.index.opponent_sets() as usize);
+                    }
+                    by_them.for_each_in_orbit(orbit, |slot, _, us| {
+                        let entry = match (quiet_child, &fast) {
+                            (Some(_), Some(f)) => {
+                                let extensions = f.extensions(us);
+                                let quiet = |p: Point| rank_at(f.first(), extensions.slot(p));
+                                // A mill's captures depend only on the stones the
+                                // mover leaves, and a set with a mill is left by a
+                                // placement onto any point of it: each set's are
+                                // kept by the rank it has in the quiet child's
+                                // block, as a quiet placement's child.
+                                let captures = |p: Point, after: Bitboard| {
+                                    let at = extensions.slot(p) - f.first();
+                                    memo.get(at, || captures_of(after).map(Captured::pack)).map(Captured::unpack)
+                                };
+                                placement_entry(rules, &opponent, us, quiet, captures)
+                            }
+                            (Some(c), None) => {
+                                let (o, g) = block.unwrap_or_default();
+                                let first = o as u64 * c.index.opponent_sets();
+                                let quiet = |p: Point| rank_at(first, c.index.index_with_orbit(o, g, us | 1 << p));
+                                placement_entry(rules, &opponent, us, quiet, |_, after| captures_of(after))
+                            }
+                            (None, _) => {
+                                placement_entry(rules, &opponent, us, |_| FAULT_RANK, |_, after| captures_of(after))
+                            }
+                        };
+                        match entry {
+                            Some(e) => chunk[(slot - base) as usize] = e,
+                            None => faults += 1,
+                        }
+                    });
+                    return faults;
+                }
+                let capture = |r: Point, after: Bitboard| capture_entry(r, after).and_then(Value::from_entry);
+                by_them.for_each_in_orbit(orbit, |slot, them, us| {
+                    let extensions = fast.as_ref().map(|f| f.extensions(us));
+                    let quiet = |after: Bitboard| {
+                        let (c, (o, g)) = quiet_child.zip(block)?;
+                        let slot = match &extensions {
+                            Some(e) => e.slot((after & !us).trailing_zeros() as u8),
+                            None => c.index.index_with_orbit(o, g, after),
+                        };
+                        c.table.value(slot)
+                    };
+                    match position_value(rules, &children, sector, us, them, quiet, capture) {
                         Some(e) => chunk[(slot - base) as usize] = e,
                         None => faults += 1,
                     }
                 });
-                return faults;
-            }
-            let capture = |r: Point, after: Bitboard| capture_entry(r, after).and_then(Value::from_entry);
-            by_them.for_each_in_orbit(orbit, |slot, them, us| {
-                let extensions = fast.as_ref().map(|f| f.extensions(us));
-                let quiet = |after: Bitboard| {
-                    let (c, (o, g)) = quiet_child.zip(block)?;
-                    let slot = match &extensions {
-                        Some(e) => e.slot((after & !us).trailing_zeros() as u8),
-                        None => c.index.index_with_orbit(o, g, after),
-                    };
-                    c.table.value(slot)
-                };
-                match position_value(rules, &children, sector, us, them, quiet, capture) {
-                    Some(e) => chunk[(slot - base) as usize] = e,
-                    None => faults += 1,
-                }
-            });
-            faults
-        })
+                faults
+            },
+        )
         .sum();
     if faults > 0 {
         return Err(SolveError::Internal {

@@ -459,33 +459,16 @@ impl Verifier {
         out
     }
 
-    /// The sectors that moves from `sector` can lead to (with a removal of
-    /// up to 3 stones), where the side to move there still has 3 stones:
-    /// the tables [`Verifier::verify`] reads besides the sector's own (which
-    /// is among them when a move can lead back into the sector), in a fixed
+    /// The sectors that moves from `sector` can lead to, where the side to
+    /// move there still has 3 stones ([`RuleSet::successor_sectors`]: one
+    /// stone removed at most, up to 3 with one removal per mill): the
+    /// tables [`Verifier::verify`] reads besides the sector's own (which is
+    /// among them when a move can lead back into the sector), in a fixed
     /// order. Some may not exist in a database (a sector no position
-    /// reaches); a value that needs a missing one is a fault.
+    /// reaches); a value that needs a missing one is a fault, and so is a
+    /// move into a sector not among them.
     pub fn successor_sectors(&self, sector: Sector) -> Vec<Sector> {
-        let mut out = Vec::new();
-        let mut steps = Vec::new();
-        if sector.wh > 0 {
-            steps.push(1);
-        }
-        if sector.wh == 0 || self.rules.lasker() {
-            steps.push(0);
-        }
-        for placed in steps {
-            for removed in 0..=3 {
-                let Some(s) = successor_sector(sector, placed, removed) else { continue };
-                if s.w as u32 + s.wh as u32 >= 3
-                    && (s.w as usize + s.b as usize) <= self.rules.board().len()
-                    && !out.contains(&s)
-                {
-                    out.push(s);
-                }
-            }
-        }
-        out
+        self.rules.successor_sectors(sector)
     }
 
     /// Verifies one table: opens it (header, size, rule set, sector), checks

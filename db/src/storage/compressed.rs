@@ -389,7 +389,8 @@ fn check_same(table: &Table, path: &Path, header: &TableHeader) -> Result<(), Ta
         let first = b * block;
         let mut read = vec![0u16; ((first + block).min(len) - first) as usize];
         let mut source = vec![0u16; read.len()];
-        if layout.block_entries(packed.bytes(), b, &mut read).is_none() || table.entries_into(first, &mut source).is_err()
+        if layout.block_entries(packed.bytes(), b, &mut read).is_none()
+            || table.entries_into(first, &mut source).is_err()
         {
             return Some(first);
         }
