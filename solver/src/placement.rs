@@ -483,7 +483,11 @@ pub(crate) fn solve_placement_sector(rules: &RuleSet, dir: &Path, sector: Sector
                     }
                     let ranks = &ranks[..];
                     let rank_at = |first: u64, slot: u64| {
-                        usize::try_from(slot - first).ok().and_then(|i| ranks.get(i)).copied().unwrap_or(FAULT_RANK)
+                        slot.checked_sub(first)
+                            .and_then(|i| usize::try_from(i).ok())
+                            .and_then(|i| ranks.get(i))
+                            .copied()
+                            .unwrap_or(FAULT_RANK)
                     };
                     // The captures after a mill that leaves the mover's stones
                     // `after`: one per removable stone.
