@@ -694,7 +694,10 @@ impl Pair<'_> {
         let mut captures = false;
         let mut leaving = Leaving::default();
         s.captured.clear();
-        for to in Points(empty) {
+        // An empty point next to none of `us` takes no slide: no move to
+        // count there, and no capture.
+        let targets = if flying { empty } else { empty & board.neighbours(us) };
+        for to in Points(targets) {
             let movers = if flying { us } else { board.adjacent(to) & us };
             let closing = if removes { board.closing_movers(us, to, movers) } else { 0 };
             let still = movers & !closing;

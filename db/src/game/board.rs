@@ -273,6 +273,13 @@ impl Board {
         self.adjacency[p as usize]
     }
 
+    /// The points adjacent to at least one point of `stones`: where a
+    /// stone of `stones` can slide to, if empty.
+    #[inline]
+    pub fn neighbours(&self, stones: Bitboard) -> Bitboard {
+        Points(stones).fold(0, |acc, p| acc | self.adjacency[p as usize])
+    }
+
     /// All mills, as masks of three points.
     pub fn mills(&self) -> &[Bitboard] {
         &self.mills
@@ -391,6 +398,20 @@ mod tests {
                 .filter(|&p| free & (1 << p) != 0 && board.closes_mill(stones, p))
                 .fold(0, |acc, p| acc | 1 << p);
             prop_assert_eq!(board.completing_points(stones, free), by_point);
+        }
+
+        /// On every preset's board, the neighbours of a set are exactly the
+        /// points one of its stones is adjacent to, by the adjacency read
+        /// point by point (symmetric, so also the points adjacent to one).
+        #[test]
+        fn neighbours_are_the_points_next_to_a_stone(preset in 0..PRESETS.len(), stones in any::<u32>()) {
+            let rules = RuleSet::preset(PRESETS[preset]).unwrap();
+            let board = rules.board();
+            let stones = stones & board.all();
+            let by_point = (0..board.len() as u8)
+                .filter(|&p| (0..board.len() as u8).any(|s| stones & (1 << s) != 0 && board.adjacent(p) & (1 << s) != 0))
+                .fold(0, |acc, p| acc | 1 << p);
+            prop_assert_eq!(board.neighbours(stones), by_point);
         }
 
         /// On every preset's board, the closing movers to an empty point are
