@@ -616,9 +616,8 @@ fn store(
         write_table(&table_path(dir, rules, sector), &header, &entries)?;
         let twin = Store::new(dir).path(rules.name(), sector, FileKind::Compressed);
         match fs::remove_file(&twin) {
-            Ok(()) => Ok(SectorReport { sector, header }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SectorReport { sector, header }),
-            Err(error) => Err(TableError::Io { path: twin, error }),
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(TableError::Io { path: twin, error }),
+            _ => Ok(SectorReport { sector, header }),
         }
     };
     // In order, each table's result in its place, so the report does not
