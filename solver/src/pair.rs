@@ -28,7 +28,7 @@
 //! position on both sides, so counters count distinct canonical children.
 //!
 //! Each position has one 16-bit cell (see [`Cell`]): while it is unknown
-//! it holds the [`UNKNOWN`] tag plus the position's successor counter; once
+//! it holds the [`UNKNOWN`] tag, the position's successor counter and its loss floor; once
 //! resolved, its table entry. A predecessor's update is one load and one
 //! store of one cell, and the working memory is 2 bytes per slot. Each ply's
 //! frontier is cut into ranges of keys (below), and the task that takes a
@@ -60,9 +60,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 use std::time::Instant;
 
-use morris_db::index::{rank_among_empty, BlockMemo};
+use morris_db::index::{rank_among_empty, BlockMemo, OrbitBlock};
 use morris_db::mapped::HugeCells;
-use morris_db::moves::{for_each_move, mill_removes, removable, sliding_unmoves};
+use morris_db::moves::{for_each_move, for_each_sliding_unmove, mill_removes, removable, sliding_unmoves};
 use morris_db::rules::Removal;
 use morris_db::value::{Value, PADDING_ENTRY};
 use morris_db::{Bitboard, Located, Move, Points, RuleSet, Sector, SectorIndex, Table};
@@ -115,22 +115,41 @@ impl Resolved {
 }
 
 /// One slot's state while its pair is solved: the position's table entry
-/// once resolved, `UNKNOWN + counter` while unknown.
+/// once resolved, [`unknown_cell`] while unknown.
 type Cell = AtomicU16;
 
-/// The tag of an unknown position's cell: `UNKNOWN + n`, where `n` is the
-/// number of its children not yet known to be won for the opponent (its
-/// successor counter, up to [`MAX_COUNTER`]). Resolved entries stay below
+/// The tag of an unknown position's cell ([`unknown_cell`]). Resolved entries stay below
 /// it (DTM up to [`MAX_PLY`] + 1, entry DTM + 1) and the padding entry
 /// above it, so no stored value reads as unknown. Unknown cells become
 /// draws when the pair is done. During the first phase only, `0` marks a
 /// slot still to be initialised.
 const UNKNOWN: u16 = 0x8000;
 
+/// The low bits of an unknown cell, which hold its successor counter.
+const COUNTER_BITS: u32 = 7;
+
 /// The largest successor counter a cell holds. The most distinct in-pair
-/// children any position of the presets has is far below it (three flying
-/// stones onto 21 empty points: 63, plus one for a winning leaving move).
-const MAX_COUNTER: usize = (PADDING_ENTRY - 1 - UNKNOWN) as usize;
+/// children any position of the presets has is below it (three flying
+/// stones onto 22 empty points: 66, plus one for a winning leaving move).
+const MAX_COUNTER: usize = (1 << COUNTER_BITS) - 1;
+
+/// The loss floor an unknown cell holds when the real one is this or more:
+/// found again from the position's leaving children when it is needed
+/// ([`Pair::capture_loss_floor`]).
+const FAR_FLOOR: u16 = 254;
+
+/// An unknown position's cell: [`UNKNOWN`], the ply it is lost at, at the
+/// earliest, once its counter runs out (one more than its deepest leaving
+/// child's win, up to [`FAR_FLOOR`], bits 7..15), and its successor
+/// counter: the number of its children not yet known to be won for the
+/// opponent (bits 0..7, up to [`MAX_COUNTER`]). The largest,
+/// `0x8000 | 254 << 7 | 127`, stays below [`PADDING_ENTRY`]. Keeping the
+/// floor spares the iteration reading every leaving child again for each
+/// position whose counter runs out.
+#[inline]
+fn unknown_cell(counter: usize, floor: u16) -> u16 {
+    UNKNOWN | floor.min(FAR_FLOOR) << COUNTER_BITS | counter.min(MAX_COUNTER) as u16
+}
 
 /// The deepest ply the iteration resolves positions at: a position resolved
 /// at ply `d` makes its predecessors `Win(d + 1)`, whose entry `d + 2` must
@@ -271,6 +290,9 @@ struct Pair<'a> {
     rules: &'a RuleSet,
     sides: Vec<Side<'a>>,
     fault: AtomicBool,
+    /// Loss floors from this one up are not kept in the cells but read
+    /// again when needed ([`FAR_FLOOR`], [`unknown_cell`]).
+    far_floor: u16,
 }
 
 #[derive(Default)]
@@ -292,6 +314,9 @@ struct Scratch {
     staged: Stage,
     /// Buffers for the next stage.
     ahead: Stage,
+    /// Where the predecessors of the position propagated last lie: kept
+    /// while the frontier's next positions have the same `us`.
+    block: Option<UnmoveBlock>,
     next: Vec<Resolved>,
     claims: Claims,
 }
@@ -388,6 +413,18 @@ struct Stage {
     /// Their cells: `slot << 32 | i`, `i` indexing `preds`; empty when
     /// nothing is staged.
     pred_slots: Vec<u64>,
+}
+
+/// The orbit block that the predecessors of frontier positions with one
+/// set of stones `us` to move lie in, on side `side` ([`Pair::propagate`]).
+struct UnmoveBlock {
+    side: usize,
+    us: Bitboard,
+    /// `us` located in the predecessors' layout.
+    at: Located,
+    /// The block, when `us` is its orbit's representative with no other
+    /// symmetry (most orbits).
+    block: Option<OrbitBlock>,
 }
 
 /// A position initialised but not settled: its capture children were
@@ -766,7 +803,7 @@ impl Pair<'_> {
         if counter > MAX_COUNTER {
             self.fault.store(true, Relaxed);
         }
-        me.values[slot as usize].store(UNKNOWN + counter.min(MAX_COUNTER) as u16, Relaxed);
+        me.values[slot as usize].store(unknown_cell(counter, (deepest_win + 1).min(self.far_floor)), Relaxed);
     }
 
     /// Settles the position still pending in `s`, if any (the last one
@@ -780,7 +817,8 @@ impl Pair<'_> {
 
     /// The ply at which a position whose in-pair children are all won for
     /// the opponent is lost: one more than its deepest leaving child
-    /// (capture or placement).
+    /// (capture or placement); read again from those children when its
+    /// cell holds [`FAR_FLOOR`].
     fn capture_loss_floor(&self, side: usize, us: Bitboard, them: Bitboard) -> u16 {
         let mut floor = 0;
         let hand = self.sides[side].sector.wh;
@@ -800,7 +838,8 @@ impl Pair<'_> {
     /// resolved as `Win(d)`: one child fewer to wait for, if it is still
     /// unknown. When that was the last, it is lost: at ply `d + 1` (into the
     /// next frontier) or later, claimed at the ply after its deepest leaving
-    /// child. The cell is this thread's alone during the ply
+    /// child (the floor its cell holds, [`unknown_cell`]). The cell is this
+    /// thread's alone during the ply
     /// ([`key_ranges`]).
     #[allow(clippy::too_many_arguments)]
     fn count_down(&self, cell: &Cell, side: usize, q: u64, us: Bitboard, them: Bitboard, d: u16, s: &mut Scratch) {
@@ -808,10 +847,16 @@ impl Pair<'_> {
         if !unknown(now) {
             return;
         }
-        match now - UNKNOWN {
+        match (now - UNKNOWN) & MAX_COUNTER as u16 {
             0 => self.fault.store(true, Relaxed),
             1 => {
-                let ply = (d + 1).max(self.capture_loss_floor(side, us, them));
+                let floor = match (now - UNKNOWN) >> COUNTER_BITS {
+                    far if far >= self.far_floor => self.capture_loss_floor(side, us, them),
+                    floor => floor,
+                };
+                // A Win(d) child means d >= 1, so the floor of a child
+                // marked Win(1) in phase 1a (2) never exceeds d + 1.
+                let ply = (d + 1).max(floor);
                 if ply == d + 1 {
                     cell.store(Value::from_ply(ply).to_entry(), Relaxed);
                     s.next.push(self.resolved(side, us, them));
@@ -839,16 +884,37 @@ impl Pair<'_> {
         let mut stage = std::mem::take(&mut s.ahead);
         stage.side = pred_side;
         stage.preds.clear();
-        if me.sector.is_sliding() {
-            sliding_unmoves(self.rules, us, them, &mut stage.preds);
-        } else {
-            lasker_unmoves(self.rules, us, them, me.sector.bh, &mut stage.preds);
-        }
-        let at = pred.layout.locate(us);
         stage.pred_slots.clear();
-        stage
-            .pred_slots
-            .extend(stage.preds.iter().enumerate().map(|(i, &(pu, _))| pred.layout.index_at(at, pu) << 32 | i as u64));
+        if s.block.as_ref().is_none_or(|b| (b.side, b.us) != (pred_side, us)) {
+            let at = pred.layout.locate(us);
+            // `us` is its orbit's representative (`Resolved`), so the
+            // symmetry is the identity unless another one fixes it.
+            let block = (at.sym() == 0 && !at.symmetric()).then(|| pred.layout.orbit_block(at.orbit())).flatten();
+            s.block = Some(UnmoveBlock { side: pred_side, us, at, block });
+        }
+        let Some(UnmoveBlock { at, block, .. }) = &s.block else { unreachable!("set above") };
+        let at = *at;
+        match block {
+            Some(block) if me.sector.is_sliding() => {
+                // Each predecessor is `them` with one stone moved back,
+                // ranked in O(1) from what `them` shares with all of them.
+                let exchanges = block.exchanges(them);
+                for_each_sliding_unmove(self.rules, us, them, |from, to| {
+                    stage.pred_slots.push(exchanges.slot(to, from) << 32 | stage.preds.len() as u64);
+                    stage.preds.push((them ^ (1 << to) ^ (1 << from), us));
+                });
+            }
+            _ => {
+                if me.sector.is_sliding() {
+                    sliding_unmoves(self.rules, us, them, &mut stage.preds);
+                } else {
+                    lasker_unmoves(self.rules, us, them, me.sector.bh, &mut stage.preds);
+                }
+                stage.pred_slots.extend(
+                    stage.preds.iter().enumerate().map(|(i, &(pu, _))| pred.layout.index_at(at, pu) << 32 | i as u64),
+                );
+            }
+        }
         if at.symmetric() {
             // Un-moves reach distinct sets of the mover, but two of them
             // are one canonical position through a symmetry fixing `us`.
@@ -980,16 +1046,10 @@ pub(crate) type SolvedPair = (Vec<(Sector, Vec<u16>)>, PairTiming);
 /// move exists. A target where the victim is left with fewer than 3 stones
 /// has no table ([`exit_needs_table`]).
 pub(crate) fn exit_sectors(rules: &RuleSet, sector: Sector) -> [Option<Sector>; 3] {
-    let Sector { w, b, wh, bh } = sector;
-    let room = (w as u32 + b as u32) < rules.board().len() as u32;
-    let captures = (b > 0).then(|| Sector { w: b - 1, b: w, wh: bh, bh: wh });
-    let placements = (wh > 0 && room).then(|| Sector { w: b, b: w + 1, wh: bh, bh: wh.saturating_sub(1) });
-    let placement_captures = (wh > 0 && room && b > 0 && !rules.line_wins()).then(|| Sector {
-        w: b.saturating_sub(1),
-        b: w + 1,
-        wh: bh,
-        bh: wh.saturating_sub(1),
-    });
+    let room = (sector.w as u32 + sector.b as u32) < rules.board().len() as u32;
+    let captures = sector.after_move(0, 1);
+    let placements = sector.after_move(1, 0).filter(|_| room);
+    let placement_captures = sector.after_move(1, 1).filter(|_| room && !rules.line_wins());
     [captures, placements, placement_captures]
 }
 
@@ -1048,6 +1108,19 @@ pub(crate) fn solve_pair(
     sector: Sector,
     progress: &dyn crate::Progress,
 ) -> Result<SolvedPair, SolveError> {
+    solve_pair_keeping_floors(rules, dir, sector, progress, FAR_FLOOR)
+}
+
+/// [`solve_pair`], with loss floors from `far_floor` up read again from
+/// the leaving children rather than kept in the cells (at most
+/// [`FAR_FLOOR`]; the tests lower it to take that path everywhere).
+fn solve_pair_keeping_floors(
+    rules: &RuleSet,
+    dir: &Path,
+    sector: Sector,
+    progress: &dyn crate::Progress,
+    far_floor: u16,
+) -> Result<SolvedPair, SolveError> {
     let mirrored = sector.mirrored();
     let sectors = if mirrored == sector { vec![sector] } else { vec![sector, mirrored] };
     if !sector.is_sliding() && !rules.lasker() {
@@ -1097,7 +1170,7 @@ pub(crate) fn solve_pair(
             placement_captures,
         });
     }
-    let pair = Pair { rules, sides, fault: AtomicBool::new(false) };
+    let pair = Pair { rules, sides, fault: AtomicBool::new(false), far_floor: far_floor.min(FAR_FLOOR) };
     let name = sectors.iter().map(|s| s.to_string()).collect::<Vec<_>>().join("/");
 
     progress.message(&format!("pair {name}: initialising"));
@@ -1240,6 +1313,29 @@ pub(crate) fn solve_pair(
 mod tests {
     use super::*;
     use morris_db::Overrides;
+
+    /// Loss floors that a cell cannot keep ([`FAR_FLOOR`]) are read again
+    /// from the leaving children: pairs of six, with and without flying,
+    /// solved with every floor read again give the entries of the pairs
+    /// solved keeping them (which the reference tests check).
+    #[test]
+    fn far_loss_floors_are_read_again_from_the_leaving_children() {
+        for (preset, units, pairs) in [
+            ("six", vec!["3-3", "3-4", "4-4", "3-5", "4-5"], vec![Sector::sliding(4, 5), Sector::sliding(4, 4)]),
+            ("six-flying", vec!["3-3", "3-4", "4-4", "3-5"], vec![Sector::sliding(3, 5), Sector::sliding(3, 3)]),
+        ] {
+            let rules = RuleSet::preset(preset).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            for unit in units {
+                crate::solve_only(&rules, dir.path(), unit, &crate::NoProgress).unwrap();
+            }
+            for sector in pairs {
+                let kept = solve_pair(&rules, dir.path(), sector, &crate::NoProgress).unwrap().0;
+                let read = solve_pair_keeping_floors(&rules, dir.path(), sector, &crate::NoProgress, 0).unwrap().0;
+                assert!(kept == read, "{preset} {sector}: the entries differ");
+            }
+        }
+    }
 
     /// [`key_ranges`] hands every position of the frontier to exactly one
     /// range, and no key to two ranges (which is what lets a range's task

@@ -181,7 +181,8 @@ impl Successors {
         let mut by_move = [[None; 4]; 2];
         for (placed, row) in by_move.iter_mut().enumerate() {
             for (removed, cell) in row.iter_mut().enumerate() {
-                *cell = successor_sector(sector, placed as u8, removed as u8)
+                *cell = sector
+                    .after_move(placed as u8, removed as u8)
                     .and_then(|child| tables.iter().position(|(s, t)| *s == child && t.is_ok()));
             }
         }
@@ -199,20 +200,6 @@ impl Successors {
     fn get(&self, sector: Sector) -> Option<&Loaded> {
         self.tables.iter().find(|(s, _)| *s == sector).map(|(_, t)| t)
     }
-}
-
-/// The sector a move of `sector` leads to when it places a stone
-/// (`placed` 1) or moves one (0) and removes `removed` stones: the opponent
-/// to move there, with the stones and hands of both after the move. `None`
-/// when the move cannot exist (a placement with an empty hand, more stones
-/// removed than the opponent has).
-fn successor_sector(sector: Sector, placed: u8, removed: u8) -> Option<Sector> {
-    Some(Sector {
-        w: sector.b.checked_sub(removed)?,
-        b: sector.w + placed,
-        wh: sector.bh,
-        bh: sector.wh.checked_sub(placed)?,
-    })
 }
 
 /// What the positions whose opponent's stones are one orbit representative

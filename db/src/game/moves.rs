@@ -360,11 +360,20 @@ pub fn apply_move(us: Bitboard, them: Bitboard, mv: Move) -> (Bitboard, Bitboard
 /// Appends to `out` the predecessors of a sliding-phase position by a move
 /// without removal: `(us, them)` is the position with `us` to move; each
 /// predecessor is `(mover's stones before the move, us)`, the mover being
-/// the one to move there. The mover's last stone went from an empty point
-/// (adjacent, or any when the mover flies) to a point of `them` where it
-/// closed no mill, or closed one that removed nothing ([`mill_removes`]:
-/// under the strict rule, when all of `us` stand in mills).
+/// the one to move there ([`for_each_sliding_unmove`]).
 pub fn sliding_unmoves(rules: &RuleSet, us: Bitboard, them: Bitboard, out: &mut Vec<(Bitboard, Bitboard)>) {
+    for_each_sliding_unmove(rules, us, them, |from, to| out.push((them ^ (1 << to) ^ (1 << from), us)));
+}
+
+/// Calls `f(from, to)` for every un-move into a sliding-phase position by
+/// a move without removal, `(us, them)` with `us` to move: the mover's last
+/// stone went from the empty point `from` (adjacent, or any when the mover
+/// flies) to `to`, a point of `them` where it closed no mill, or closed one
+/// that removed nothing ([`mill_removes`]: under the strict rule, when all
+/// of `us` stand in mills). The predecessor is
+/// `(them ^ (1 << to) ^ (1 << from), us)`, distinct for each call.
+#[inline]
+pub fn for_each_sliding_unmove(rules: &RuleSet, us: Bitboard, them: Bitboard, mut f: impl FnMut(Point, Point)) {
     let board = rules.board();
     let empty = board.all() & !us & !them;
     let flying = rules.flies(them.count_ones());
@@ -376,7 +385,7 @@ pub fn sliding_unmoves(rules: &RuleSet, us: Bitboard, them: Bitboard, out: &mut 
         }
         let sources = if flying { empty } else { board.adjacent(to) & empty };
         for from in Points(sources) {
-            out.push((them ^ (1 << to) ^ (1 << from), us));
+            f(from, to);
         }
     }
 }

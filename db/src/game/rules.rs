@@ -734,8 +734,7 @@ impl RuleSet {
         let most = if self.remove_per_mill { 3 } else { 1 };
         for placed in placements.into_iter().flatten() {
             for removed in 0..=most {
-                let Some(w) = sector.b.checked_sub(removed) else { continue };
-                let child = crate::Sector { w, b: sector.w + placed, wh: sector.bh, bh: sector.wh - placed };
+                let Some(child) = sector.after_move(placed, removed) else { continue };
                 let fits = usize::from(child.w) + usize::from(child.b) <= self.board.len();
                 if u32::from(child.w) + u32::from(child.wh) >= 3 && fits && !out.contains(&child) {
                     out.push(child);

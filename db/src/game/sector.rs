@@ -33,6 +33,22 @@ impl Sector {
         Sector { w: self.b, b: self.w, wh: self.bh, bh: self.wh }
     }
 
+    /// The sector a move of this one leads to, seen by the opponent, who
+    /// moves next: the side to move placed `placed` stones from its hand
+    /// (0 for a slide or flight) and removed `removed` of the opponent's
+    /// stones from the board. `None` when no such move exists (more stones
+    /// placed than in hand, or removed than on the board). Whether the
+    /// board has room, and whether a table is kept there, is the rule
+    /// set's to say ([`crate::RuleSet::successor_sectors`]).
+    pub fn after_move(&self, placed: u8, removed: u8) -> Option<Sector> {
+        Some(Sector {
+            w: self.b.checked_sub(removed)?,
+            b: self.w.checked_add(placed)?,
+            wh: self.bh,
+            bh: self.wh.checked_sub(placed)?,
+        })
+    }
+
     /// Parses `w-b` or `w-b-wh-bh` (the notation of `morris stats`).
     pub fn parse(text: &str) -> Option<Sector> {
         let nums: Vec<u8> = text.split(['-', '_']).map(|t| t.parse().ok()).collect::<Option<_>>()?;
