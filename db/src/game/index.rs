@@ -703,21 +703,22 @@ impl OrbitBlock {
     pub fn exchanges(&self, set: Bitboard) -> Exchanges<'_> {
         // For set points e_0 < e_1 < ... (compressed), prefix sums of the
         // terms each point adds to the colex rank at its own place, one
-        // place lower and one place higher (Exchanges::slot).
-        let mut exchanges = Exchanges { block: self, bits: 0, points: 0, at: [0; 32], below: [0; 32], above: [0; 32] };
-        let mut i = 0;
+        // place higher and one place lower (Exchanges::slot). Ranks in a
+        // block are below 2^32, so sums taken modulo 2^32 give them exactly.
+        let (mut at, mut shifted) = ([0u32; 32], [[0u32; 32]; 2]);
+        let (mut bits, mut i) = (0u32, 0usize);
+        let (mut here, mut up, mut down) = (0u32, 0u32, 0u32);
         for p in Points(set) {
-            let q = self.compressed[p as usize] as usize;
-            exchanges.bits |= 1 << q;
-            if i < 31 {
-                exchanges.at[i + 1] = exchanges.at[i] + BINOMIAL[q][i + 1];
-                exchanges.below[i + 1] = exchanges.below[i] + BINOMIAL[q][i];
-                exchanges.above[i + 1] = exchanges.above[i] + BINOMIAL[q][i + 2];
-            }
-            i += 1;
+            let q = self.compressed[p as usize & 31] as usize & 31;
+            bits |= 1 << q;
+            let row = &BINOMIAL[q];
+            here = here.wrapping_add(row[(i + 1) & 31] as u32);
+            down = down.wrapping_add(row[i & 31] as u32);
+            up = up.wrapping_add(row[(i + 2).min(32)] as u32);
+            i = (i + 1).min(31);
+            (at[i], shifted[0][i], shifted[1][i]) = (here, up, down);
         }
-        exchanges.points = i.min(31);
-        exchanges
+        Exchanges { block: self, bits, points: i, at, shifted }
     }
 }
 
@@ -731,12 +732,12 @@ pub struct Exchanges<'a> {
     /// The number of its points.
     points: usize,
     /// `at[i]`: the sum of `C(e_t, t + 1)` over the set's `i` lowest
-    /// points `e_t` (compressed): their part of the set's colex rank.
-    at: [u64; 32],
-    /// The same with each point one place lower, `C(e_t, t)`.
-    below: [u64; 32],
-    /// The same with each point one place higher, `C(e_t, t + 2)`.
-    above: [u64; 32],
+    /// points `e_t` (compressed): their part of the set's colex rank
+    /// (modulo 2^32).
+    at: [u32; 32],
+    /// The same with each point one place higher, `C(e_t, t + 2)`
+    /// (`shifted[0]`), and one place lower, `C(e_t, t)` (`shifted[1]`).
+    shifted: [[u32; 32]; 2],
 }
 
 impl Exchanges<'_> {
@@ -744,20 +745,25 @@ impl Exchanges<'_> {
     /// (`to` empty: neither in the set nor in the representative).
     #[inline(always)]
     pub fn slot(&self, from: u8, to: u8) -> u64 {
-        let (f, t) = (self.block.compressed[from as usize] as usize, self.block.compressed[to as usize] as usize);
+        let compressed = &self.block.compressed;
+        let (f, t) = (compressed[from as usize & 31] as u32 & 31, compressed[to as usize & 31] as u32 & 31);
         // j: the place of the point leaving; k: the set's points below the
         // point arriving.
         let j = (self.bits & ((1u32 << f) - 1)).count_ones() as usize;
         let k = (self.bits & ((1u32 << t) - 1)).count_ones() as usize;
-        let (at, m) = (&self.at, self.points);
-        let rank = if t < f {
-            // Points k..j move one place up to make room for the arrival.
-            at[k] + BINOMIAL[t][k + 1] + self.above[j] - self.above[k] + at[m] - at[j + 1]
-        } else {
-            // Points j+1..k move one place down into the leaving point's.
-            at[j] + self.below[k] - self.below[j + 1] + BINOMIAL[t][k] + at[m] - at[k]
-        };
-        self.block.base + rank
+        // Arriving below the leaving point (`later` 0), the set's points
+        // k..j move one place up to make room; above it (1), points
+        // j+1..k move one place down into the leaving point's. Chosen
+        // without a branch: either is as likely.
+        let later = usize::from(t > f);
+        let (head, rest, moved_to, moved_from) = if later == 1 { (j, k, k, j + 1) } else { (k, j + 1, j, k) };
+        let moved = &self.shifted[later];
+        let at = &self.at;
+        let rank = at[head & 31]
+            .wrapping_add(moved[moved_to & 31].wrapping_sub(moved[moved_from & 31]))
+            .wrapping_add(BINOMIAL[t as usize][(k + 1 - later) & 31] as u32)
+            .wrapping_add(at[self.points & 31].wrapping_sub(at[rest & 31]));
+        self.block.base + u64::from(rank)
     }
 }
 
