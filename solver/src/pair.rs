@@ -28,8 +28,8 @@
 //! position on both sides, so counters count distinct canonical children.
 //!
 //! Each position has one 16-bit cell (see [`Cell`]): while it is unknown
-//! it holds the [`UNKNOWN`] tag, the position's successor counter and its loss floor; once
-//! resolved, its table entry. A predecessor's update is one load and one
+//! it holds the [`UNKNOWN`] tag, the position's successor counter and its
+//! loss floor ([`unknown_cell`]); once resolved, its table entry. A predecessor's update is one load and one
 //! store of one cell, and the working memory is 2 bytes per slot. Each ply's
 //! frontier is cut into ranges of keys (below), and the task that takes a
 //! range is the only one to touch those positions' predecessors, so the
@@ -118,9 +118,9 @@ impl Resolved {
 /// once resolved, [`unknown_cell`] while unknown.
 type Cell = AtomicU16;
 
-/// The tag of an unknown position's cell ([`unknown_cell`]). Resolved entries stay below
-/// it (DTM up to [`MAX_PLY`] + 1, entry DTM + 1) and the padding entry
-/// above it, so no stored value reads as unknown. Unknown cells become
+/// The tag of an unknown position's cell ([`unknown_cell`]). Resolved
+/// entries stay below it (DTM up to [`MAX_PLY`] + 1, entry DTM + 1) and
+/// the padding entry above it, so no stored value reads as unknown. Unknown cells become
 /// draws when the pair is done. During the first phase only, `0` marks a
 /// slot still to be initialised.
 const UNKNOWN: u16 = 0x8000;
