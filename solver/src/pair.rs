@@ -29,8 +29,9 @@
 //!
 //! Each position has one 16-bit cell (see [`Cell`]): while it is unknown
 //! it holds the [`UNKNOWN`] tag, the position's successor counter and its
-//! loss floor ([`unknown_cell`]); once resolved, its table entry. A predecessor's update is one load and one
-//! store of one cell, and the working memory is 2 bytes per slot. Each ply's
+//! loss floor ([`unknown_cell`]); once resolved, its table entry. A
+//! predecessor's update is one load and one store of one cell, and the
+//! working memory is 2 bytes per slot. Each ply's
 //! frontier is cut into ranges of keys (below), and the task that takes a
 //! range is the only one to touch those positions' predecessors, so the
 //! updates need no atomic read-modify-write ([`key_ranges`]).
@@ -120,9 +121,9 @@ type Cell = AtomicU16;
 
 /// The tag of an unknown position's cell ([`unknown_cell`]). Resolved
 /// entries stay below it (DTM up to [`MAX_PLY`] + 1, entry DTM + 1) and
-/// the padding entry above it, so no stored value reads as unknown. Unknown cells become
-/// draws when the pair is done. During the first phase only, `0` marks a
-/// slot still to be initialised.
+/// the padding entry above it, so no stored value reads as unknown.
+/// Unknown cells become draws when the pair is done. During the first
+/// phase only, `0` marks a slot still to be initialised.
 const UNKNOWN: u16 = 0x8000;
 
 /// The low bits of an unknown cell, which hold its successor counter.
@@ -885,14 +886,16 @@ impl Pair<'_> {
         stage.side = pred_side;
         stage.preds.clear();
         stage.pred_slots.clear();
-        if s.block.as_ref().is_none_or(|b| (b.side, b.us) != (pred_side, us)) {
-            let at = pred.layout.locate(us);
-            // `us` is its orbit's representative (`Resolved`), so the
-            // symmetry is the identity unless another one fixes it.
-            let block = (at.sym() == 0 && !at.symmetric()).then(|| pred.layout.orbit_block(at.orbit())).flatten();
-            s.block = Some(UnmoveBlock { side: pred_side, us, at, block });
-        }
-        let Some(UnmoveBlock { at, block, .. }) = &s.block else { unreachable!("set above") };
+        let UnmoveBlock { at, block, .. } = match &mut s.block {
+            Some(kept) if (kept.side, kept.us) == (pred_side, us) => kept,
+            kept => {
+                let at = pred.layout.locate(us);
+                // `us` is its orbit's representative (`Resolved`), so the
+                // symmetry is the identity unless another one fixes it.
+                let block = (at.sym() == 0 && !at.symmetric()).then(|| pred.layout.orbit_block(at.orbit())).flatten();
+                kept.insert(UnmoveBlock { side: pred_side, us, at, block })
+            }
+        };
         let at = *at;
         match block {
             Some(block) if me.sector.is_sliding() => {

@@ -690,9 +690,7 @@ impl OrbitBlock {
         }
         Extensions { block: self, bits, rank_by_below }
     }
-}
 
-impl OrbitBlock {
     /// Prepares the slots of `set` with one of its points moved to another
     /// point (a slide or flight of the opponent, un-done): O(|set|) once,
     /// then O(1) per move ([`Exchanges::slot`]). `set` is disjoint from the
