@@ -313,7 +313,6 @@ pub fn compress_table(
         options.level,
         path,
         |b, codes| {
-            let mut overflow = Vec::new();
             let start = b * block as u64;
             let mut padding = vec![false; ((start + block as u64).min(entry_count) - start) as usize];
             mark_padding(&index, start, &mut padding);
@@ -321,30 +320,39 @@ pub fn compress_table(
             // decompressed once each (`--recompress`), not slot by slot.
             let mut entries = vec![0u16; padding.len()];
             table.entries_into(start, &mut entries)?;
-            // A padding slot the index tells takes the code before it.
+            // Written into place (not pushed, whose length the loop kept
+            // storing): a padding slot the index tells takes the code
+            // before it, and must hold the padding entry.
+            codes.clear();
+            codes.resize(padding.len(), 0);
             let mut previous = 0;
-            for ((slot, &padding), &e) in (start..).zip(&padding).zip(&entries) {
-                let c = if padding {
-                    if e != PADDING_ENTRY {
-                        return Err(TableError::corrupt(
-                            table.path(),
-                            "payload",
-                            format!(
-                                "slot {slot} is not a canonical position but holds entry {e:#06x}; verify the table"
-                            ),
-                        ));
-                    }
-                    previous
-                } else {
-                    let c = code_of(e);
-                    if c == CODE_OVERFLOW {
-                        overflow.push((slot, e));
-                    }
-                    c
-                };
-                codes.push(c);
-                previous = c;
+            let mut stray = false;
+            for ((c, &padding), &e) in codes.iter_mut().zip(&padding).zip(&entries) {
+                stray |= padding && e != PADDING_ENTRY;
+                *c = if padding { previous } else { code_of(e) };
+                previous = *c;
             }
+            if stray {
+                let (slot, e) = (start..)
+                    .zip(padding.iter().zip(&entries))
+                    .find_map(|(slot, (&padding, &e))| (padding && e != PADDING_ENTRY).then_some((slot, e)))
+                    .unwrap_or_default();
+                return Err(TableError::corrupt(
+                    table.path(),
+                    "payload",
+                    format!("slot {slot} is not a canonical position but holds entry {e:#06x}; verify the table"),
+                ));
+            }
+            // Entries above the code range, kept in the overflow list (few
+            // blocks have any: DTM above 252 plies).
+            if !codes.contains(&CODE_OVERFLOW) {
+                return Ok(Vec::new());
+            }
+            let overflow = (start..)
+                .zip(codes.iter().zip(&padding).zip(&entries))
+                .filter(|(_, ((&c, &padding), _))| c == CODE_OVERFLOW && !padding)
+                .map(|(slot, (_, &e))| (slot, e))
+                .collect();
             Ok(overflow)
         },
         |frames| frames.iter().map(|f| f.1.len() as u64).sum(),
@@ -393,6 +401,9 @@ fn check_same(table: &Table, path: &Path, header: &TableHeader) -> Result<(), Ta
             || table.entries_into(first, &mut source).is_err()
         {
             return Some(first);
+        }
+        if read == source {
+            return None;
         }
         (first..).zip(read.iter().zip(&source)).find(|(_, (r, s))| r != s).map(|(slot, _)| slot)
     });
