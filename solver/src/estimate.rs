@@ -18,12 +18,14 @@ use crate::Finished;
 /// kind and size of the unit solved at once (a pair or a placement sector):
 /// small units stay in cache, large ones look up captures and placements in
 /// large tables at random. Calibrated on the latest undisturbed solve of
-/// the whole of `nine` (2026-12-06, 2 cores, commit 34d8156, 5,101 s:
+/// the whole of `nine` (2026-12-07, 2 cores, commit bac17f2, 3,647 s, on a
+/// host that ran `morris bench` in 0.90 s against 1.64 s before the 5,101 s
+/// run of 2026-12-06:
 /// `results/nine-runs.csv`), from its per-unit times
 /// (`results/nine-sliding-timing.csv`, `results/nine-placement-timing.csv`):
 /// each rate is the slots of the units of that kind and size divided by
-/// their seconds, so the model gives that run's 2,400 s of sliding pairs
-/// and 2,163 s of placement sectors back (`results/fit-rates.py` fits them
+/// their seconds, so the model gives that run's 1,783 s of sliding pairs
+/// and 1,581 s of placement sectors back (`results/fit-rates.py` fits them
 /// to a run).
 /// Lasker placement pairs look up every placement in a solved table: 0.9
 /// (6 stones) to 1.8 (5 stones) M slots/s measured, so a third of the
@@ -31,10 +33,10 @@ use crate::Finished;
 pub fn estimated_rate(kind: UnitKind, unit_slots: u64) -> f64 {
     // (slots up to, sliding pairs' rate, placement sectors' rate)
     const RATES: [(u64, f64, f64); 4] = [
-        (5_000_000, 8.49e6, 10.48e6),
-        (50_000_000, 8.52e6, 10.21e6),
-        (300_000_000, 4.72e6, 8.9e6),
-        (u64::MAX, 3.68e6, 8.19e6),
+        (5_000_000, 11.82e6, 13.34e6),
+        (50_000_000, 12.88e6, 13.27e6),
+        (300_000_000, 7.47e6, 11.62e6),
+        (u64::MAX, 4.86e6, 11.76e6),
     ];
     let &(_, sliding, placement) = RATES.iter().find(|r| unit_slots <= r.0).unwrap_or(&RATES[3]);
     match kind {
@@ -46,9 +48,9 @@ pub fn estimated_rate(kind: UnitKind, unit_slots: u64) -> f64 {
 
 /// Seconds per slot, on two cores, of what follows a unit's solve: writing
 /// its tables, checking them, and with `--compress` compressing them. The
-/// same run's 539 s for 27,860,688,626 slots (its wall time less the units'
+/// same run's 283 s for 27,860,688,626 slots (its wall time less the units'
 /// times); a solve without `--compress` takes less.
-pub const FINISH_SECONDS_PER_SLOT: f64 = 539.0 / 27_860_688_626.0;
+pub const FINISH_SECONDS_PER_SLOT: f64 = 283.0 / 27_860_688_626.0;
 
 /// Cores of the machine on which [`estimated_rate`] was measured.
 pub const MEASURED_CORES: u32 = 2;
