@@ -205,10 +205,7 @@ impl TableHeader {
         };
         let checksum = || {
             let mut hasher = Xxh3::new();
-            let _ = for_payload_bytes(entries, |bytes| {
-                hasher.update(bytes);
-                Ok(())
-            });
+            hash_payload(&mut hasher, entries);
             hasher.digest()
         };
         let (tally, payload_checksum) = rayon::join(count, checksum);
@@ -248,6 +245,17 @@ fn for_payload_bytes(entries: &[u16], mut f: impl FnMut(&[u8]) -> io::Result<()>
         f(&bytes)?;
     }
     Ok(())
+}
+
+/// Feeds `hasher` the little-endian bytes of `entries`, as a `.mtb`
+/// payload holds them ([`for_payload_bytes`]): the payload checksum of a
+/// table written, and the values checksum of any form.
+fn hash_payload(hasher: &mut Xxh3, entries: &[u16]) {
+    let hashed = for_payload_bytes(entries, |bytes| {
+        hasher.update(bytes);
+        Ok(())
+    });
+    debug_assert!(hashed.is_ok(), "hashing does not fail");
 }
 
 /// The path of `sector`'s table for `rules` in directory `dir`.
@@ -488,7 +496,6 @@ impl Table {
         let blocks = count.div_ceil(block_len as u64);
         let mut hasher = Xxh3::new();
         let mut entries = vec![0u16; block_len * batch_len];
-        let mut bytes = Vec::with_capacity(2 * block_len * batch_len);
         for first in (0..blocks).step_by(batch_len) {
             let start = first * block_len as u64;
             let len = usize::try_from((count - start).min((block_len * batch_len) as u64))
@@ -498,11 +505,7 @@ impl Table {
                 .par_chunks_mut(block_len)
                 .enumerate()
                 .try_for_each(|(i, chunk)| self.entries_into(start + (i * block_len) as u64, chunk))?;
-            bytes.clear();
-            for e in batch.iter() {
-                bytes.extend_from_slice(&e.to_le_bytes());
-            }
-            hasher.update(&bytes);
+            hash_payload(&mut hasher, batch);
         }
         Ok(hasher.digest())
     }
