@@ -1,11 +1,16 @@
 //! The grouped WDL coding: a WDL file's slots in groups of [`GROUP_SLOTS`],
-//! each group stored in the shortest of four forms, so that a look-up reads
-//! a directory entry and a few bytes of one group, and never decompresses
-//! anything ([`crate::wdl`], encoding `ENCODING_WDL_GROUPS`).
+//! each group stored as one value or in the shortest of six forms, so that
+//! a look-up reads a few bytes of one run and one group, and never
+//! decompresses anything ([`crate::wdl`], encoding `ENCODING_WDL_GROUPS`).
 //!
 //! Most groups of a sector hold nearly one value (most sectors are nearly
-//! all wins or all losses for the side to move), so a group is usually its
-//! most frequent value and a short list of the slots that differ.
+//! all wins or all losses for the side to move), so a group is usually one
+//! value, or its most frequent value and the slots that differ. Where two
+//! values mix, the slots of the rarer one are stored as an enumerative
+//! code (Raman, Raman and Rao 2002, "succinct indexable dictionaries"):
+//! per 16 slots, how many hold it and which of the `C(16, c)` patterns
+//! with that many they form, close to the entropy of the group's two
+//! counts and read back with one table look-up.
 //!
 //! Values are the WDL file's base-3 codes (0 draw, 1 win, 2 loss). Padding
 //! slots (not canonical positions) and slots past the end are *free*: the
@@ -25,27 +30,38 @@
 //! it reads as the value in bits 0–1 (0, 1 or 2; every other bit clear),
 //! and the run has no bytes. Most runs of a sector that is nearly all wins
 //! or all losses are: they cost 8 bytes for 16,384 slots. Any other word is
-//! where the run's bytes start, counted from the end of the words; those
-//! bytes are a directory of `2 n` bytes (its `n` groups' bodies' starts,
-//! counted from the end of the directory) and then the bodies.
+//! where the run's bytes start, counted from the end of the words. Those
+//! bytes are:
+//!
+//! | size | field |
+//! |---:|---|
+//! | 16 | the kind of each of the run's groups, two bits a group, group `i` in bits `2i, 2i + 1` (little-endian, 128 bits): 0, 1 or 2 where every slot of the group reads as that value, 3 where the group has a body |
+//! | 2 n | for each of the `n` groups of kind 3, in order, where its body starts, counted from the end of this list |
+//! | … | the bodies |
 //!
 //! A body's first byte `h` says its form:
 //!
 //! | `h` | form | then |
 //! |---|---|---|
-//! | `3 k + m`, `k` ≤ [`MAX_EXCEPTIONS`] | every slot has value `m` but `k` exceptions | `k` bytes: the exceptions' slots within the group, ascending; `ceil(k / 8)` bytes: bit `i` (least significant first) picks exception `i`'s value, 0 the smaller of the two values other than `m`, 1 the larger |
+//! | `3 k + m`, `k` ≤ [`MAX_EXCEPTIONS`] | every slot has value `m` but `k` exceptions, of both other values | `k` bytes: the exceptions' slots within the group, ascending; `ceil(k / 8)` bytes: bit `i` (least significant first) picks exception `i`'s value, 0 the smaller of the two values other than `m`, 1 the larger |
+//! | `0xE8 + q` | values `a` and `b` only, (`a`, `b`) the ordered pair `q` of [`ORDERED_PAIRS`]: the enumerative code of the slots holding `b` | one byte `w` (1 to 5), then a bit string (bit `j` is bit `j % 8` of byte `j / 8`, fields least significant bit first): 16 counts of `w` bits, count `i` the slots holding `b` among slots `16 i .. 16 i + 16`; then for each such 16 slots in order, the rank of their pattern in [`RANK_BITS`]`[c]` bits (below) |
 //! | `0xF0 + p` | two values only, pair `p`: 0 is (0, 1), 1 is (0, 2), 2 is (1, 2) | 32 bytes: bit `s` (least significant first) of byte `s / 8` picks slot `s`'s value, 0 the pair's first, 1 its second |
 //! | `0xF3 + m` | value `m` but where the mask says otherwise | 32 bytes of mask: bit `s` set where slot `s` is an exception; then one bit per exception, in slot order, as in the first form |
 //! | `0xFF` | base 3 | 52 bytes: slot `s` is digit `s % 5` of byte `s / 5`, as in the plain WDL payload |
 //!
-//! Any other first byte, an exception list out of order and a body past
-//! the end are damage: the look-up returns `None`. Run words out of order
-//! or past the end, and uniform words with another value or other bits,
+//! The *pattern* of 16 slots is the 16-bit number with bit `t` set where
+//! slot `t` of them holds `b`; its *rank* is its position, from 0, among
+//! the patterns with as many bits set, in increasing order.
+//!
+//! Any other first byte, an exception list out of order, a count above 16
+//! or a rank past its patterns, and a body past the end are damage: the
+//! look-up returns `None`. Run words out of order or past the end, uniform
+//! words with another value or other bits, and directories past the end
 //! are refused when the file is opened.
 //!
-//! Encoding 5, the coding before uniform runs (every run with its bytes,
-//! and the directory of all groups ahead of all bodies), is no longer
-//! read: export such files again.
+//! Encodings 5 and 6, the codings before uniform runs and before group
+//! kinds and enumerative codes, are no longer read: export such files
+//! again.
 
 use std::path::Path;
 
@@ -114,6 +130,134 @@ pub(crate) fn base3_byte(digits: impl DoubleEndedIterator<Item = u8>) -> u8 {
     digits.rev().fold(0, |byte, d| 3 * byte + d)
 }
 
+/// The first byte of the enumerative form, plus the ordered pair's index.
+const ENUMERATIVE_FORM: u8 = 0xE8;
+/// The ordered value pairs (`a`, `b`) of the enumerative form: `a` the
+/// value of most slots, `b` the other.
+pub const ORDERED_PAIRS: [(u8, u8); 6] = [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)];
+/// Slots per pattern of the enumerative form.
+const PATTERN_SLOTS: usize = 16;
+/// Patterns per group in the enumerative form.
+const PATTERNS: usize = GROUP_SLOTS as usize / PATTERN_SLOTS;
+/// The most bits a count of the enumerative form takes (a count is at most
+/// 16).
+const MAX_COUNT_BITS: u8 = 5;
+
+/// `C(16, c)` for `c` in 0..=16: the patterns of 16 slots with `c` set.
+const CHOOSE_16: [u32; PATTERN_SLOTS + 1] = {
+    let mut t = [1u32; PATTERN_SLOTS + 1];
+    let mut c = 1;
+    while c <= PATTERN_SLOTS {
+        t[c] = t[c - 1] * (PATTERN_SLOTS + 1 - c) as u32 / c as u32;
+        c += 1;
+    }
+    t
+};
+
+/// Per count `c` of set slots among 16 (0..=16), the bits of a pattern's
+/// rank in the enumerative form: `ceil(log2 C(16, c))`, 0 where there is
+/// one pattern only.
+pub const RANK_BITS: [u8; PATTERN_SLOTS + 1] = {
+    let mut t = [0u8; PATTERN_SLOTS + 1];
+    let mut c = 0;
+    while c <= PATTERN_SLOTS {
+        let mut bits = 0;
+        while (1u32 << bits) < CHOOSE_16[c] {
+            bits += 1;
+        }
+        t[c] = bits;
+        c += 1;
+    }
+    t
+};
+
+/// The 16-bit patterns by count and rank, and each pattern's rank: the
+/// enumerative form's code book (2 × 128 KiB, built once).
+struct CodeBook {
+    /// Where the patterns with `c` bits set start in `patterns`.
+    start: [u32; PATTERN_SLOTS + 1],
+    /// Every 16-bit pattern, by count, then increasing.
+    patterns: Vec<u16>,
+    /// Each pattern's rank among those with as many bits set.
+    rank: Vec<u16>,
+}
+
+static CODE_BOOK: std::sync::LazyLock<CodeBook> = std::sync::LazyLock::new(|| {
+    let mut start = [0u32; PATTERN_SLOTS + 1];
+    for c in 1..=PATTERN_SLOTS {
+        start[c] = start[c - 1] + CHOOSE_16[c - 1];
+    }
+    let mut next = start;
+    let mut patterns = vec![0u16; 1 << PATTERN_SLOTS];
+    let mut rank = vec![0u16; 1 << PATTERN_SLOTS];
+    for p in 0..=u16::MAX {
+        let c = p.count_ones() as usize;
+        rank[p as usize] = (next[c] - start[c]) as u16;
+        patterns[next[c] as usize] = p;
+        next[c] += 1;
+    }
+    CodeBook { start, patterns, rank }
+});
+
+/// Bits `at .. at + n` (`n` ≤ 25) of the bit string `bytes`, least
+/// significant first; `None` past its end.
+#[inline]
+fn bits_at(bytes: &[u8], at: usize, n: u8) -> Option<u32> {
+    if n == 0 {
+        return Some(0);
+    }
+    let first = at / 8;
+    let last = (at + n as usize - 1) / 8;
+    let mut word = 0u32;
+    for (i, &b) in bytes.get(first..=last)?.iter().enumerate() {
+        word |= u32::from(b) << (8 * i);
+    }
+    Some(word >> (at % 8) & ((1u32 << n) - 1))
+}
+
+/// Appends `n` bits of `value` to the bit string `bytes` holding `len`
+/// bits, least significant first.
+fn push_bits(bytes: &mut Vec<u8>, len: &mut usize, value: u32, n: u8) {
+    for i in 0..n {
+        if len.is_multiple_of(8) {
+            bytes.push(0);
+        }
+        if value >> i & 1 == 1 {
+            *bytes.last_mut().expect("pushed above") |= 1 << (*len % 8);
+        }
+        *len += 1;
+    }
+}
+
+/// The enumerative form's bytes after its first byte, for a group whose
+/// slots holding the pair's second value are those set in `ones` (one
+/// 16-bit pattern per 16 slots).
+fn enumerative_body(ones: &[u16; PATTERNS]) -> Vec<u8> {
+    let most = ones.iter().map(|p| p.count_ones()).max().unwrap_or(0);
+    let w = (u32::BITS - most.leading_zeros()).max(1) as u8;
+    let mut bytes = vec![w];
+    let mut bits = Vec::new();
+    let mut len = 0;
+    for p in ones {
+        push_bits(&mut bits, &mut len, p.count_ones(), w);
+    }
+    let book = &*CODE_BOOK;
+    for &p in ones {
+        push_bits(&mut bits, &mut len, u32::from(book.rank[p as usize]), RANK_BITS[p.count_ones() as usize]);
+    }
+    bytes.extend_from_slice(&bits);
+    bytes
+}
+
+/// The bytes the enumerative form's body takes after its first byte, for
+/// the patterns `ones`: the count width byte and the bit string.
+fn enumerative_len(ones: &[u16; PATTERNS]) -> usize {
+    let most = ones.iter().map(|p| p.count_ones()).max().unwrap_or(0);
+    let w = (u32::BITS - most.leading_zeros()).max(1) as usize;
+    let bits: usize = ones.iter().map(|p| RANK_BITS[p.count_ones() as usize] as usize).sum::<usize>() + PATTERNS * w;
+    1 + bits.div_ceil(8)
+}
+
 /// A 32-byte bitmap of a group: bit `s` (least significant first) of byte
 /// `s / 8` set where `set(codes[s])`.
 fn bitmap(codes: &[Option<u8>], set: impl Fn(Option<u8>) -> bool) -> [u8; BITMAP_BYTES] {
@@ -136,26 +280,48 @@ fn others(m: u8) -> (u8, u8) {
     }
 }
 
-/// Appends the shortest body of one group to `out`. `codes[s]` is slot
-/// `s`'s code, `None` where the slot is free; at most [`GROUP_SLOTS`].
-fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) {
+/// How one group is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Every slot reads as this value: no body.
+    Uniform(u8),
+    /// A body was appended.
+    Body,
+}
+
+/// Appends the shortest body of one group to `out`, or returns the one
+/// value its slots hold. `codes[s]` is slot `s`'s code, `None` where the
+/// slot is free; at most [`GROUP_SLOTS`].
+fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) -> Kind {
     let mut count = [0usize; 3];
     for c in codes.iter().flatten() {
         count[*c as usize] += 1;
     }
     let m = (0..3).max_by_key(|&v| count[v]).unwrap_or(0) as u8;
     let k = count.iter().sum::<usize>() - count[m as usize];
-    let pair = PAIRS
-        .iter()
-        .position(|&(a, b)| count.iter().enumerate().all(|(v, &n)| n == 0 || v == a as usize || v == b as usize));
+    if k == 0 {
+        return Kind::Uniform(m);
+    }
+    // With two values only: the rarer one, `b`, and the pairs' indices.
+    let two = count.iter().filter(|&&n| n > 0).count() == 2;
+    let b = (0..3u8).find(|&v| v != m && count[v as usize] > 0).unwrap_or(m);
+    let ordered = ORDERED_PAIRS.iter().position(|&pair| pair == (m, b)).unwrap_or(0);
+    let pair = PAIRS.iter().position(|&(x, y)| (x, y) == (m.min(b), m.max(b)));
+    let mut ones = [0u16; PATTERNS];
+    for (s, c) in codes.iter().enumerate() {
+        if *c == Some(b) {
+            ones[s / PATTERN_SLOTS] |= 1 << (s % PATTERN_SLOTS);
+        }
+    }
     // Each form's length; the first of the shortest is written.
     let lengths = [
         if k <= MAX_EXCEPTIONS { 1 + k + k.div_ceil(8) } else { usize::MAX },
-        if pair.is_some() { 1 + BITMAP_BYTES } else { usize::MAX },
+        if two { 1 + enumerative_len(&ones) } else { usize::MAX },
+        if two { 1 + BITMAP_BYTES } else { usize::MAX },
         1 + BITMAP_BYTES + k.div_ceil(8),
         1 + BASE3_BYTES,
     ];
-    let form = (0..4).min_by_key(|&f| lengths[f]).unwrap_or(3);
+    let form = (0..lengths.len()).min_by_key(|&f| lengths[f]).unwrap_or(4);
     // One bit per exception, in slot order: 0 the smaller other value.
     let exception_bits = || {
         let (low, _) = others(m);
@@ -167,26 +333,50 @@ fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) {
         }
         bits
     };
-    if form == 0 {
-        out.push(3 * k as u8 + m);
-        out.extend(codes.iter().enumerate().filter(|(_, c)| c.is_some_and(|c| c != m)).map(|(s, _)| s as u8));
-        out.extend_from_slice(&exception_bits());
-    } else if form == 2 {
-        out.push(MASK_FORM + m);
-        out.extend_from_slice(&bitmap(codes, |c| c.is_some_and(|c| c != m)));
-        out.extend_from_slice(&exception_bits());
-    } else if let (1, Some(p)) = (form, pair) {
-        out.push(PAIR_FORM + p as u8);
-        out.extend_from_slice(&bitmap(codes, |c| c == Some(PAIRS[p].1)));
-    } else {
-        out.push(BASE3_FORM);
-        let mut bytes = [0u8; BASE3_BYTES];
-        // (Digits past a short last group's end stay 0.)
-        for (byte, five) in bytes.iter_mut().zip(codes.chunks(SLOTS_PER_BYTE as usize)) {
-            *byte = base3_byte(five.iter().map(|c| c.unwrap_or(0)));
+    match (form, pair) {
+        (0, _) => {
+            out.push(3 * k as u8 + m);
+            out.extend(codes.iter().enumerate().filter(|(_, c)| c.is_some_and(|c| c != m)).map(|(s, _)| s as u8));
+            out.extend_from_slice(&exception_bits());
         }
-        out.extend_from_slice(&bytes);
+        (1, _) => {
+            out.push(ENUMERATIVE_FORM + ordered as u8);
+            out.extend_from_slice(&enumerative_body(&ones));
+        }
+        (2, Some(p)) => {
+            out.push(PAIR_FORM + p as u8);
+            out.extend_from_slice(&bitmap(codes, |c| c == Some(PAIRS[p].1)));
+        }
+        (3, _) => {
+            out.push(MASK_FORM + m);
+            out.extend_from_slice(&bitmap(codes, |c| c.is_some_and(|c| c != m)));
+            out.extend_from_slice(&exception_bits());
+        }
+        _ => {
+            out.push(BASE3_FORM);
+            let mut bytes = [0u8; BASE3_BYTES];
+            // (Digits past a short last group's end stay 0.)
+            for (byte, five) in bytes.iter_mut().zip(codes.chunks(SLOTS_PER_BYTE as usize)) {
+                *byte = base3_byte(five.iter().map(|c| c.unwrap_or(0)));
+            }
+            out.extend_from_slice(&bytes);
+        }
     }
+    Kind::Body
+}
+
+/// The bytes of a run's kinds: two bits a group.
+const KIND_BYTES: usize = 2 * RUN_GROUPS as usize / 8;
+/// The kind of a group with a body.
+const KIND_BODY: u128 = 3;
+/// Bit 0 of each group's two kind bits.
+const KIND_LOW_BITS: u128 = u128::MAX / 3;
+
+/// Where, in a run's kinds, the groups with a body are: bit `2 i` set for
+/// each such group `i`.
+#[inline]
+fn bodies_of(kinds: u128) -> u128 {
+    kinds & (kinds >> 1) & KIND_LOW_BITS
 }
 
 /// The payload of `slots` slots in the grouped coding, and the tally of
@@ -208,19 +398,29 @@ pub(crate) fn pack<E: Send>(
             let tally = read(first, &mut codes)?;
             let mut starts = Vec::with_capacity(RUN_GROUPS as usize);
             let mut bodies = Vec::new();
+            let mut kinds = 0u128;
+            for (i, group) in codes.chunks(GROUP_SLOTS as usize).enumerate() {
+                let at = bodies.len();
+                let kind = match encode_group(group, &mut bodies) {
+                    Kind::Uniform(v) => u128::from(v),
+                    Kind::Body => {
+                        // At most 64 bodies of at most 53 bytes: well
+                        // inside a u16.
+                        starts.push(at as u16);
+                        KIND_BODY
+                    }
+                };
+                kinds |= kind << (2 * i);
+            }
             // Bit v set where some slot of the run holds value v.
             let seen = codes.iter().flatten().fold(0u8, |m, &c| m | 1 << c);
-            for group in codes.chunks(GROUP_SLOTS as usize) {
-                // 64 bodies of at most 53 bytes: well inside a u16.
-                starts.push(bodies.len() as u16);
-                encode_group(group, &mut bodies);
-            }
             if seen.count_ones() <= 1 {
                 // One value (or none: every slot free, read as 0).
                 let value = if seen == 0 { 0 } else { seen.trailing_zeros() as u8 };
                 return Ok((Run::Uniform(value), tally));
             }
-            let mut bytes: Vec<u8> = starts.iter().flat_map(|s| s.to_le_bytes()).collect();
+            let mut bytes = kinds.to_le_bytes().to_vec();
+            bytes.extend(starts.iter().flat_map(|s| s.to_le_bytes()));
             bytes.extend_from_slice(&bodies);
             Ok((Run::Bytes(bytes), tally))
         })
@@ -251,7 +451,7 @@ pub(crate) fn pack<E: Send>(
 enum Run {
     /// Every slot holds this value (or is free): stored in the word alone.
     Uniform(u8),
-    /// The run's directory and bodies.
+    /// The run's kinds, directory and bodies.
     Bytes(Vec<u8>),
 }
 
@@ -274,10 +474,16 @@ pub(crate) struct Groups {
     bytes_at: usize,
 }
 
+/// A run's kinds, from the 16 bytes at `at` of `map`.
+#[inline]
+fn kinds_at(map: &[u8], at: usize) -> Option<u128> {
+    Some(u128::from_le_bytes(map.get(at..at.checked_add(KIND_BYTES)?)?.try_into().ok()?))
+}
+
 impl Groups {
     /// Checks a mapped file of `slots` slots: its size holds the run words,
     /// uniform words name a value and nothing else, and the other runs'
-    /// words ascend and leave room for their directories.
+    /// words ascend and leave room for their kinds and directories.
     ///
     /// # Errors
     /// [`TableError::Corrupt`] naming the file size or the run words.
@@ -300,12 +506,16 @@ impl Groups {
                 }
                 continue;
             }
-            let n = (groups - r * RUN_GROUPS).min(RUN_GROUPS);
-            if word < last || word.saturating_add(2 * n) > bytes_len {
-                return Err(corrupt(
-                    "run words",
-                    format!("run {r} starts at {word}, after {last}, of {bytes_len} bytes"),
-                ));
+            let past = |what: &str| {
+                corrupt("run words", format!("run {r} starts at {word}, after {last}, of {bytes_len} bytes: {what}"))
+            };
+            if word < last || word.saturating_add(KIND_BYTES as u64) > bytes_len {
+                return Err(past("no room for its kinds"));
+            }
+            let kinds = kinds_at(map, bytes_at + word as usize).unwrap_or(0);
+            let n = u64::from(bodies_of(kinds).count_ones());
+            if word + KIND_BYTES as u64 + 2 * n > bytes_len {
+                return Err(past("no room for its directory"));
             }
             last = word;
         }
@@ -326,11 +536,20 @@ impl Groups {
             // Checked at open: 0, 1 or 2.
             return Some((word & 3) as u8);
         }
-        let n = (self.groups - r * RUN_GROUPS).min(RUN_GROUPS) as usize;
         let run = self.bytes_at.checked_add(usize::try_from(word).ok()?)?;
-        let start = run + 2 * (g % RUN_GROUPS) as usize;
+        let kinds = kinds_at(map, run)?;
+        let i = (g % RUN_GROUPS) as u32;
+        let kind = (kinds >> (2 * i) & KIND_BODY) as u8;
+        if kind != KIND_BODY as u8 {
+            return Some(kind);
+        }
+        let bodies = bodies_of(kinds);
+        // The group's place among those with a body, and their number.
+        let before = (bodies & ((1u128 << (2 * i)) - 1)).count_ones() as usize;
+        let dir = run + KIND_BYTES;
+        let start = dir + 2 * before;
         let rel = u16::from_le_bytes(map.get(start..start + 2)?.try_into().ok()?);
-        let at = run.checked_add(2 * n)?.checked_add(rel as usize)?;
+        let at = dir.checked_add(2 * bodies.count_ones() as usize)?.checked_add(rel as usize)?;
         let h = *map.get(at)?;
         let s = (slot % GROUP_SLOTS) as usize;
         let body = at + 1;
@@ -357,6 +576,35 @@ impl Groups {
                 let (low, high) = others(m);
                 Some(if map.get(body + BITMAP_BYTES + i / 8)? >> (i % 8) & 1 == 0 { low } else { high })
             }
+            ENUMERATIVE_FORM..=0xED => {
+                let (a, b) = ORDERED_PAIRS[(h - ENUMERATIVE_FORM) as usize];
+                let w = *map.get(body)?;
+                if w == 0 || w > MAX_COUNT_BITS {
+                    return None;
+                }
+                let bits = map.get(body + 1..)?;
+                // The counts, at most 80 bits, as one number.
+                let counts_len = (PATTERNS * w as usize).div_ceil(8);
+                let mut raw = [0u8; 16];
+                raw[..counts_len].copy_from_slice(bits.get(..counts_len)?);
+                let counts = u128::from_le_bytes(raw);
+                let count = |i: usize| (counts >> (i * w as usize)) as usize & ((1 << w) - 1);
+                let j = s / PATTERN_SLOTS;
+                // The rank's place: after the counts and the ranks of the
+                // patterns before this one.
+                let mut at = PATTERNS * w as usize;
+                for i in 0..j {
+                    at += *RANK_BITS.get(count(i))? as usize;
+                }
+                let c = count(j);
+                let rank = bits_at(bits, at, *RANK_BITS.get(c)?)?;
+                if rank >= CHOOSE_16[c] {
+                    return None;
+                }
+                let book = &*CODE_BOOK;
+                let pattern = book.patterns[(book.start[c] + rank) as usize];
+                Some(if pattern >> (s % PATTERN_SLOTS) & 1 == 0 { a } else { b })
+            }
             _ if h < 3 * (MAX_EXCEPTIONS as u8 + 1) => {
                 let (k, m) = ((h / 3) as usize, h % 3);
                 let list = map.get(body..body + k)?;
@@ -377,28 +625,51 @@ impl Groups {
 mod tests {
     use super::*;
 
-    /// Encodes one group into a file-shaped map and reads every slot back.
+    /// Packs `codes` as a file of one run and reads every slot back: the
+    /// body's length (0 for a uniform group) and the codes read.
     fn round_trip(codes: &[Option<u8>]) -> (usize, Vec<Option<u8>>) {
-        let mut body = Vec::new();
-        encode_group(codes, &mut body);
+        let (payload, _) = pack(codes.len() as u64, |_, out| {
+            out.copy_from_slice(codes);
+            Ok::<_, ()>(Tally::default())
+        })
+        .unwrap();
         let mut map = vec![0u8; HEADER_SIZE];
-        map.extend_from_slice(&0u64.to_le_bytes());
-        map.extend_from_slice(&0u16.to_le_bytes());
-        map.extend_from_slice(&body);
+        map.extend_from_slice(&payload);
         let g = Groups::parse(&map, codes.len() as u64, Path::new("t")).unwrap();
-        (body.len(), (0..codes.len() as u64).map(|s| g.code(&map, s)).collect())
+        // Words, kinds and one directory entry before the body.
+        let body = payload.len().saturating_sub(8 + KIND_BYTES + 2);
+        (body, (0..codes.len() as u64).map(|s| g.code(&map, s)).collect())
+    }
+
+    /// A deterministic stream of pseudo-random numbers (xorshift).
+    fn noise(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
     }
 
     #[test]
     fn each_form_reads_back_and_is_the_shortest() {
         let n = GROUP_SLOTS as usize;
-        // One value: a single byte.
+        // One value: no body.
         let all_wins = vec![Some(1); n];
-        assert_eq!(round_trip(&all_wins), (1, all_wins.clone()));
+        assert_eq!(round_trip(&all_wins), (0, all_wins.clone()));
         // Three exceptions, of both other values.
         let mut few = vec![Some(2); n];
         (few[0], few[100], few[255]) = (Some(0), Some(1), Some(0));
         assert_eq!(round_trip(&few), (1 + 3 + 1, few.clone()));
+        // Thirteen exceptions of one other value, one in each of 13 of the
+        // 16-slot patterns: the enumerative form (one-bit counts, ranks
+        // of RANK_BITS[1] = 4 bits), shorter than the list (1 + 13 + 2).
+        let mut one_other = vec![Some(2); n];
+        for s in (0..n).step_by(21) {
+            one_other[s] = Some(1);
+        }
+        assert_eq!(round_trip(&one_other), (1 + 1 + (16 + 13 * 4usize).div_ceil(8), one_other.clone()));
         // Two values, half each: the bitmap.
         let halves: Vec<_> = (0..n).map(|s| Some(if s % 2 == 0 { 0 } else { 2 })).collect();
         assert_eq!(round_trip(&halves), (33, halves.clone()));
@@ -432,19 +703,96 @@ mod tests {
         assert_eq!((len, back[3], back[9], back[10], back[0]), (1 + 1 + 1, Some(2), Some(1), Some(2), Some(2)));
     }
 
-    /// Runs of one value are stored as their word alone; the others keep
-    /// their directory and bodies; every slot reads back, over several
+    /// The enumerative form, worked by hand: 64 losses among draws, four
+    /// in each 16 slots, at slots 16 i + {0, 1, 2, 3} (the first pattern
+    /// with four bits set, rank 0) but for the last 16, where they are at
+    /// {12, 13, 14, 15} (the last such pattern, rank C(16, 4) - 1 = 1819).
+    /// The body: its first byte, the count width 3, 16 counts of 3 bits
+    /// and 16 ranks of RANK_BITS[4] = 11 bits: 2 + (48 + 176) / 8 bytes,
+    /// shorter than the list (2 + 64) or the bitmap (33).
+    #[test]
+    fn the_enumerative_form_is_the_rank_of_each_16_slots_pattern() {
+        let n = GROUP_SLOTS as usize;
+        let codes: Vec<_> = (0..n)
+            .map(|s| {
+                let t = s % 16;
+                let loss = if s < 240 { t < 4 } else { t >= 12 };
+                Some(if loss { 2 } else { 0 })
+            })
+            .collect();
+        assert_eq!(RANK_BITS[4], 11);
+        assert_eq!(CHOOSE_16[4], 1820);
+        let mut body = Vec::new();
+        assert_eq!(encode_group(&codes, &mut body), Kind::Body);
+        assert_eq!(body.len(), 2 + (16 * 3 + 16 * 11) / 8);
+        // (0, 2): draws and losses, the losses set.
+        assert_eq!(body[0], ENUMERATIVE_FORM + 1);
+        assert_eq!(body[1], 3);
+        let bits = &body[2..];
+        for i in 0..16 {
+            assert_eq!(bits_at(bits, 3 * i, 3), Some(4), "count {i}");
+        }
+        for i in 0..15 {
+            assert_eq!(bits_at(bits, 48 + 11 * i, 11), Some(0), "rank {i}");
+        }
+        assert_eq!(bits_at(bits, 48 + 11 * 15, 11), Some(1819));
+        assert_eq!(round_trip(&codes), (body.len(), codes.clone()));
+    }
+
+    /// Random groups of two values at every density, with free slots, read
+    /// back whatever form they take; denser than the lists allow and
+    /// sparser than half, the enumerative form is the shortest.
+    #[test]
+    fn random_two_value_groups_read_back() {
+        let n = GROUP_SLOTS as usize;
+        let mut next = noise(0x9E37_79B9_7F4A_7C15);
+        let mut enumerative = 0;
+        for density in (1..=128).step_by(3) {
+            for (a, b) in ORDERED_PAIRS {
+                let codes: Vec<_> = (0..n)
+                    .map(|_| {
+                        let r = next() % 256;
+                        if r < 16 {
+                            None
+                        } else if r % 256 < density {
+                            Some(b)
+                        } else {
+                            Some(a)
+                        }
+                    })
+                    .collect();
+                let (len, back) = round_trip(&codes);
+                for (s, (c, r)) in codes.iter().zip(&back).enumerate() {
+                    assert!(c.is_none() || c == r, "slot {s}: {c:?} read as {r:?} (density {density})");
+                }
+                let mut body = Vec::new();
+                encode_group(&codes, &mut body);
+                assert_eq!(len, body.len());
+                enumerative += usize::from(body.first().is_some_and(|&h| h & 0xF8 == ENUMERATIVE_FORM));
+            }
+        }
+        assert!(enumerative > 100, "{enumerative}");
+    }
+
+    /// Runs of one value are stored as their word alone; in the others, a
+    /// group of one value has no body; every slot reads back, over several
     /// runs and a short last one, free slots as their run's value.
     #[test]
-    fn uniform_runs_read_back() {
+    fn uniform_runs_and_groups_read_back() {
         let run = GROUP_SLOTS * RUN_GROUPS;
-        let slots = 3 * run + 1000;
+        let slots = 4 * run + 1000;
         // Run 0 wins (some slots free), run 1 all three values evenly, run 2
-        // losses, the short last run draws.
+        // losses, run 3 draws but for its group 5 (wins) and group 9 (all
+        // three values), the short last run draws.
         let value = |s: u64| match s / run {
             0 => (!s.is_multiple_of(7)).then_some(1),
             1 => Some((s % 3) as u8),
             2 => Some(2),
+            3 => Some(match s % run / GROUP_SLOTS {
+                5 => 1,
+                9 => (s % 3) as u8,
+                _ => 0,
+            }),
             _ => Some(0),
         };
         let (payload, _) = pack(slots, |first, codes| {
@@ -456,10 +804,14 @@ mod tests {
         .unwrap();
         let mut map = vec![0u8; HEADER_SIZE];
         map.extend_from_slice(&payload);
-        let words: Vec<u64> = (0..4).map(|r| u64_at(&map, HEADER_SIZE + 8 * r).unwrap()).collect();
-        assert_eq!(words, [UNIFORM_RUN | 1, 0, UNIFORM_RUN | 2, UNIFORM_RUN]);
-        // Only run 1 has bytes: 64 directory entries and 64 base-3 bodies.
-        assert_eq!(payload.len(), 4 * 8 + 2 * 64 + 64 * (1 + BASE3_BYTES));
+        let words: Vec<u64> = (0..5).map(|r| u64_at(&map, HEADER_SIZE + 8 * r).unwrap()).collect();
+        let run1 = KIND_BYTES + 2 * 64 + 64 * (1 + BASE3_BYTES);
+        assert_eq!(words, [UNIFORM_RUN | 1, 0, UNIFORM_RUN | 2, run1 as u64, UNIFORM_RUN]);
+        // Run 1: kinds, 64 directory entries and 64 base-3 bodies; run 3:
+        // kinds, one entry and one body.
+        assert_eq!(payload.len(), 5 * 8 + run1 + KIND_BYTES + 2 + 1 + BASE3_BYTES);
+        let kinds = kinds_at(&map, HEADER_SIZE + 5 * 8 + run1).unwrap();
+        assert_eq!(kinds, 1 << (2 * 5) | KIND_BODY << (2 * 9));
         let g = Groups::parse(&map, slots, Path::new("t")).unwrap();
         for s in 0..slots {
             assert_eq!(g.code(&map, s), Some(value(s).unwrap_or(1)), "slot {s}");
@@ -473,26 +825,54 @@ mod tests {
         }
         // So is a run whose directory would end past the file.
         let mut m = map.clone();
-        m.truncate(HEADER_SIZE + 4 * 8 + 100);
+        m.truncate(HEADER_SIZE + 5 * 8 + 100);
         assert!(Groups::parse(&m, slots, Path::new("t")).is_err());
+    }
+
+    /// A file of one run whose only group has the body `body`.
+    fn one_body(body: &[u8]) -> (Vec<u8>, Groups) {
+        let mut map = vec![0u8; HEADER_SIZE];
+        map.extend_from_slice(&0u64.to_le_bytes());
+        map.extend_from_slice(&KIND_BODY.to_le_bytes());
+        map.extend_from_slice(&0u16.to_le_bytes());
+        map.extend_from_slice(body);
+        let g = Groups::parse(&map, 10, Path::new("t")).unwrap();
+        (map, g)
     }
 
     #[test]
     fn damage_reads_as_none() {
-        let mut map = vec![0u8; HEADER_SIZE];
-        map.extend_from_slice(&0u64.to_le_bytes());
-        map.extend_from_slice(&0u16.to_le_bytes());
-        map.push(0xF7);
-        let g = Groups::parse(&map, 10, Path::new("t")).unwrap();
-        assert_eq!(g.code(&map, 0), None);
-        // A mask announced, not there.
-        *map.last_mut().unwrap() = MASK_FORM;
-        assert_eq!(g.code(&map, 0), None);
-        // Ten exceptions announced, none there.
-        *map.last_mut().unwrap() = 30;
-        assert_eq!(g.code(&map, 0), None);
+        for body in [
+            &[0xF7][..],
+            // A mask announced, not there.
+            &[MASK_FORM],
+            // Ten exceptions announced, none there.
+            &[30],
+            // Enumerative: count width 0 or 6; bits missing; a count of 17
+            // (5 bits); a rank of 127 for a pattern of two slots, of which
+            // there are C(16, 2) = 120.
+            &[ENUMERATIVE_FORM, 0, 0xFF, 0xFF],
+            &[ENUMERATIVE_FORM, 6, 0xFF, 0xFF],
+            &[ENUMERATIVE_FORM, 1],
+            &[ENUMERATIVE_FORM, 5, 17, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            &[ENUMERATIVE_FORM, 2, 2, 0, 0, 0, 0x7F],
+        ] {
+            let (map, g) = one_body(body);
+            assert_eq!(g.code(&map, 0), None, "{body:?}");
+        }
+        // The last one with rank 119, the last pattern of two, reads:
+        // slots 14 and 15 hold the pair's second value.
+        let (map, g) = one_body(&[ENUMERATIVE_FORM, 2, 2, 0, 0, 0, 119]);
+        let back: Vec<_> = (0..16).map(|s| g.code(&map, s)).collect();
+        assert_eq!(back[..14], [Some(0); 14]);
+        assert_eq!(back[14..], [Some(1); 2]);
         // A run word past the bodies is refused at open.
+        let (mut map, _) = one_body(&[0]);
         map[HEADER_SIZE] = 9;
+        assert!(Groups::parse(&map, 10, Path::new("t")).is_err());
+        // So are kinds promising more directory entries than there are bytes.
+        let (mut map, _) = one_body(&[0]);
+        map[HEADER_SIZE + 8..HEADER_SIZE + 8 + KIND_BYTES].copy_from_slice(&u128::MAX.to_le_bytes());
         assert!(Groups::parse(&map, 10, Path::new("t")).is_err());
     }
 }

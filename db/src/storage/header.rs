@@ -65,16 +65,19 @@ pub const ENCODING_WDL_BASE3: u32 = 3;
 /// Entry encoding of compressed WDL files: the same bytes in blocks of
 /// 1 KiB compressed one by one with zstd ([`crate::wdl`]).
 pub const ENCODING_WDL_BASE3_ZSTD: u32 = 4;
-/// Entry encoding of grouped WDL files: groups of 256 slots, each as its
-/// most frequent value and exceptions, a two-value bitmap or base 3, in
-/// runs of 64 groups, a run of one value stored as that value alone
-/// ([`crate::wdl`]).
-pub const ENCODING_WDL_GROUPS: u32 = 6;
+/// Entry encoding of grouped WDL files: groups of 256 slots, each as one
+/// value, its most frequent value and exceptions, an enumerative code of
+/// two values, a two-value bitmap or base 3, in runs of 64 groups, a run of
+/// one value stored as that value alone ([`crate::wdl`]).
+pub const ENCODING_WDL_GROUPS: u32 = 11;
 /// Entry encoding of reachability bitmaps: one bit per slot
 /// ([`crate::reach`]).
 pub const ENCODING_REACH_BITS: u32 = 7;
 /// The grouped WDL coding before uniform runs; no longer read.
 pub const ENCODING_WDL_GROUPS_V1: u32 = 5;
+/// The grouped WDL coding before group kinds and enumerative codes (every
+/// group with a body, no enumerative form); no longer read.
+pub const ENCODING_WDL_GROUPS_V2: u32 = 6;
 /// Entry encoding of single-sided stubs (`.mtd`): no values, they are
 /// derived by one ply of search from the tables the sector's moves lead
 /// to ([`crate::derived`]).

@@ -54,14 +54,15 @@
 //!
 //! **Grouped** (encoding [`ENCODING_WDL_GROUPS`], same extension and
 //! header; `morris export-wdl --compress`, the default form of it): groups
-//! of 256 slots, each stored as its most frequent value and a list or a
-//! mask of the slots that differ, as a two-value bitmap, or in base 3,
-//! whichever is shortest, behind a directory of two bytes per group, in
-//! runs of 64 groups; a run whose slots all hold one value is stored as
-//! that value alone (`db/src/storage/groups.rs` describes the bytes). A
-//! look-up reads the run's word, the directory and a few bytes of one
-//! group, with nothing to decompress: 0.7 to 0.9 of the plain file's rate
-//! in about a third of its bytes.
+//! of 256 slots, each stored as one value (two bits), or as its most
+//! frequent value and a list or a mask of the slots that differ, an
+//! enumerative code of where the rarer of two values is, a two-value
+//! bitmap, or in base 3, whichever is shortest, behind a directory of two
+//! bytes per group with a body, in runs of 64 groups; a run whose slots
+//! all hold one value is stored as that value alone
+//! (`db/src/storage/groups.rs` describes the bytes). A look-up reads the
+//! run's word and kinds, the directory and a few bytes of one group, with
+//! nothing to decompress.
 //! Padding slots may read as any value in this form.
 //!
 //! **Single-sided stub** (encoding [`ENCODING_WDL_DERIVED`], same
@@ -103,6 +104,7 @@ pub const WDL_FORMAT_VERSION: u32 = 1;
 pub use crate::storage::groups::SLOTS_PER_BYTE;
 pub use crate::storage::header::{
     ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_DERIVED, ENCODING_WDL_GROUPS, ENCODING_WDL_GROUPS_V1,
+    ENCODING_WDL_GROUPS_V2,
 };
 /// Payload bytes per independently compressed block of a compressed WDL
 /// file by default (5,120 slots).
@@ -240,10 +242,16 @@ impl OwnFields for WdlFields {
         magic: WDL_MAGIC,
         version: WDL_FORMAT_VERSION,
         encodings: &[ENCODING_WDL_BASE3, ENCODING_WDL_BASE3_ZSTD, ENCODING_WDL_GROUPS, ENCODING_WDL_DERIVED],
-        retired: &[(
-            ENCODING_WDL_GROUPS_V1,
-            "grouped WDL files written before uniform runs are no longer read: export them again with `morris export-wdl --compress`",
-        )],
+        retired: &[
+            (
+                ENCODING_WDL_GROUPS_V1,
+                "grouped WDL files written before uniform runs are no longer read: export them again with `morris export-wdl --compress`",
+            ),
+            (
+                ENCODING_WDL_GROUPS_V2,
+                "grouped WDL files written before enumerative codes (2026-12-07) are no longer read: export them again with `morris export-wdl --compress`",
+            ),
+        ],
         version_name: "WDL format version",
         version_remedy: "export the file again or use a matching release",
         wrong_magic: |magic| {

@@ -15,7 +15,7 @@ use morris_db::store::TableFile;
 use morris_db::table::{table_path, HEADER_SIZE};
 use morris_db::wdl::{
     export_table, export_table_compressed, export_table_compressed_with, export_table_grouped, payload_size, wdl_path,
-    Wdl, WdlCoding, WdlFields, WdlHeader, WdlTable, ENCODING_WDL_GROUPS_V1, WDL_MAGIC,
+    Wdl, WdlCoding, WdlFields, WdlHeader, WdlTable, ENCODING_WDL_GROUPS_V1, ENCODING_WDL_GROUPS_V2, WDL_MAGIC,
 };
 use morris_db::{Color, Position, RuleSet, Sector, Setup, Table, TableError};
 use morris_probe::wdl::WdlDatabase;
@@ -456,14 +456,17 @@ fn real_prefix() -> &'static [u8] {
     P.get_or_init(|| fs::read(wdl_file(fixture().wdl.path(), 3, 3)).unwrap()[..HEADER_SIZE + 64].to_vec())
 }
 
-/// A grouped file of the coding before uniform runs (encoding 5) is
-/// refused at open, with what to do: export it again.
+/// A grouped file of the codings before uniform runs (encoding 5) and
+/// before enumerative codes (encoding 6) is refused at open, with what to
+/// do: export it again.
 #[test]
-fn retired_grouped_coding_is_refused_with_a_remedy() {
-    let mut h = WdlHeader::decode(real_prefix(), Path::new("real.mwdl")).unwrap();
-    h.encoding = ENCODING_WDL_GROUPS_V1;
-    let err = WdlHeader::decode(&h.encode(), Path::new("old.mwdl")).unwrap_err().to_string();
-    assert!(err.contains("entry encoding") && err.contains("export them again"), "{err}");
+fn retired_grouped_codings_are_refused_with_a_remedy() {
+    for retired in [ENCODING_WDL_GROUPS_V1, ENCODING_WDL_GROUPS_V2] {
+        let mut h = WdlHeader::decode(real_prefix(), Path::new("real.mwdl")).unwrap();
+        h.encoding = retired;
+        let err = WdlHeader::decode(&h.encode(), Path::new("old.mwdl")).unwrap_err().to_string();
+        assert!(err.contains("entry encoding") && err.contains("export them again"), "{err}");
+    }
 }
 
 /// Every reader, on a file holding `bytes`: none may panic.
