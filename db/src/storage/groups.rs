@@ -207,11 +207,19 @@ fn bits_at(bytes: &[u8], at: usize, n: u8) -> Option<u32> {
         return Some(0);
     }
     let first = at / 8;
-    let last = (at + n as usize - 1) / 8;
-    let mut word = 0u32;
-    for (i, &b) in bytes.get(first..=last)?.iter().enumerate() {
-        word |= u32::from(b) << (8 * i);
-    }
+    let word = match bytes.get(first..first + 4) {
+        // The common case: four bytes to read at once.
+        Some(four) => u32::from_le_bytes(four.try_into().ok()?),
+        // Near the end of the map: only the bytes the field needs.
+        None => {
+            let last = (at + n as usize - 1) / 8;
+            let mut word = 0u32;
+            for (i, &b) in bytes.get(first..=last)?.iter().enumerate() {
+                word |= u32::from(b) << (8 * i);
+            }
+            word
+        }
+    };
     Some(word >> (at % 8) & ((1u32 << n) - 1))
 }
 
@@ -585,9 +593,14 @@ impl Groups {
                 let bits = map.get(body + 1..)?;
                 // The counts, at most 80 bits, as one number.
                 let counts_len = (PATTERNS * w as usize).div_ceil(8);
-                let mut raw = [0u8; 16];
-                raw[..counts_len].copy_from_slice(bits.get(..counts_len)?);
-                let counts = u128::from_le_bytes(raw);
+                let counts = match bits.get(..16) {
+                    Some(sixteen) => u128::from_le_bytes(sixteen.try_into().ok()?),
+                    None => {
+                        let mut raw = [0u8; 16];
+                        raw[..counts_len].copy_from_slice(bits.get(..counts_len)?);
+                        u128::from_le_bytes(raw)
+                    }
+                };
                 let count = |i: usize| (counts >> (i * w as usize)) as usize & ((1 << w) - 1);
                 let j = s / PATTERN_SLOTS;
                 // The rank's place: after the counts and the ranks of the
