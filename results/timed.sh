@@ -28,9 +28,10 @@
 # STEP is `solve` or `verify` to time that step only (a machine lent for
 # less time than both take: the verify of the whole of `nine` follows a
 # solve kept in DB, its row joining the solve's in DB.runs.csv), `wdl` to
-# time the export of the smallest WDL files (`morris export-wdl --compress
-# zstd --block-bytes 4096 --single-sided` into DB.wdl; its row's disk
-# figures are those of DB.wdl), `all` (the default) for the three.
+# time the export of the smallest WDL files read at random without
+# decompressing (`morris export-wdl --compress groups --single-sided` into
+# DB.wdl; its row's disk figures are those of DB.wdl, each file's bytes go
+# to results/NAME-wdl-bytes.csv), `all` (the default) for the three.
 #
 # The database directory DB is sampled every 30 s for its size (DB.disk.csv)
 # and the machine for its 1-minute load average; `quiet` is `yes` when that
@@ -165,6 +166,16 @@ if { [ "$only" = wdl ] || [ "$only" = all ]; } && ! grep -q '^export-wdl,' "$run
     grep -q '^solve,' "$runs" || { echo "results/timed.sh: no solve row in $runs: time the solve first" >&2; exit 1; }
     mkdir -p "$db.wdl"
     watch=$db.wdl
-    timed export-wdl export-wdl --rules "$name" --db "$db" --out "$db.wdl" --compress zstd --block-bytes 4096 --single-sided
+    timed export-wdl export-wdl --rules "$name" --db "$db" --out "$db.wdl" --compress groups --single-sided
     publish export-wdl
+    # sector,file,bytes: a file of the header alone (128 bytes) is a stub.
+    {
+        echo "sector,file,bytes"
+        for f in "$db.wdl"/*.mwdl; do
+            bytes=$(stat -c %s "$f")
+            kind=groups
+            [ "$bytes" -eq 128 ] && kind=stub
+            echo "$(basename "$f" .mwdl | cut -d_ -f2- | tr _ -),$kind,$bytes"
+        done | sort -t- -k1,1n -k2,2n -k3,3n -k4,4n
+    } > "results/$name-wdl-bytes.csv"
 fi

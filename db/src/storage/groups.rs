@@ -1,5 +1,5 @@
 //! The grouped WDL coding: a WDL file's slots in groups of [`GROUP_SLOTS`],
-//! each group stored as one value or in the shortest of six forms, so that
+//! each group stored as one value or in the shortest of seven forms, so that
 //! a look-up reads a few bytes of one run and one group, and never
 //! decompresses anything ([`crate::wdl`], encoding `ENCODING_WDL_GROUPS`).
 //!
@@ -45,6 +45,7 @@
 //! |---|---|---|
 //! | `3 k + m`, `k` ≤ [`MAX_EXCEPTIONS`] | every slot has value `m` but `k` exceptions, of both other values | `k` bytes: the exceptions' slots within the group, ascending; `ceil(k / 8)` bytes: bit `i` (least significant first) picks exception `i`'s value, 0 the smaller of the two values other than `m`, 1 the larger |
 //! | `0xE8 + q` | values `a` and `b` only, (`a`, `b`) the ordered pair `q` of [`ORDERED_PAIRS`]: the enumerative code of the slots holding `b` | one byte `w` (1 to 5), then a bit string (bit `j` is bit `j % 8` of byte `j / 8`, fields least significant bit first): 16 counts of `w` bits, count `i` the slots holding `b` among slots `16 i .. 16 i + 16`; then for each such 16 slots in order, the rank of their pattern in [`RANK_BITS`]`[c]` bits (below) |
+//! | `0xE0 + m` | value `m` but where the enumerative code says otherwise | as `0xE8 + q` for the slots not holding `m` (the exceptions), then one bit per exception, in slot order, as in the first form |
 //! | `0xF0 + p` | two values only, pair `p`: 0 is (0, 1), 1 is (0, 2), 2 is (1, 2) | 32 bytes: bit `s` (least significant first) of byte `s / 8` picks slot `s`'s value, 0 the pair's first, 1 its second |
 //! | `0xF3 + m` | value `m` but where the mask says otherwise | 32 bytes of mask: bit `s` set where slot `s` is an exception; then one bit per exception, in slot order, as in the first form |
 //! | `0xFF` | base 3 | 52 bytes: slot `s` is digit `s % 5` of byte `s / 5`, as in the plain WDL payload |
@@ -132,6 +133,9 @@ pub(crate) fn base3_byte(digits: impl DoubleEndedIterator<Item = u8>) -> u8 {
 
 /// The first byte of the enumerative form, plus the ordered pair's index.
 const ENUMERATIVE_FORM: u8 = 0xE8;
+/// The first byte of the three-value enumerative form, plus the group's
+/// most frequent value.
+const EXCEPTIONS_FORM: u8 = 0xE0;
 /// The ordered value pairs (`a`, `b`) of the enumerative form: `a` the
 /// value of most slots, `b` the other.
 pub const ORDERED_PAIRS: [(u8, u8); 6] = [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)];
@@ -237,13 +241,13 @@ fn push_bits(bytes: &mut Vec<u8>, len: &mut usize, value: u32, n: u8) {
     }
 }
 
-/// The enumerative form's bytes after its first byte, for a group whose
-/// slots holding the pair's second value are those set in `ones` (one
-/// 16-bit pattern per 16 slots).
-fn enumerative_body(ones: &[u16; PATTERNS]) -> Vec<u8> {
-    let most = ones.iter().map(|p| p.count_ones()).max().unwrap_or(0);
-    let w = (u32::BITS - most.leading_zeros()).max(1) as u8;
-    let mut bytes = vec![w];
+/// The enumerative forms' bytes after their first byte, for a group whose
+/// slots of the coded value are those set in `ones` (one 16-bit pattern
+/// per 16 slots): the count width, then the bit string of counts and ranks,
+/// followed by `extra` (`(bits, n)`: `n` more bits, the three-value form's
+/// exception values).
+fn enumerative_body(ones: &[u16; PATTERNS], extra: Option<(&[u8], usize)>) -> Vec<u8> {
+    let w = count_width(ones);
     let mut bits = Vec::new();
     let mut len = 0;
     for p in ones {
@@ -253,17 +257,93 @@ fn enumerative_body(ones: &[u16; PATTERNS]) -> Vec<u8> {
     for &p in ones {
         push_bits(&mut bits, &mut len, u32::from(book.rank[p as usize]), RANK_BITS[p.count_ones() as usize]);
     }
+    if let Some((extra, n)) = extra {
+        for i in 0..n {
+            push_bits(&mut bits, &mut len, u32::from(extra[i / 8] >> (i % 8) & 1), 1);
+        }
+    }
+    let mut bytes = vec![w];
     bytes.extend_from_slice(&bits);
     bytes
 }
 
-/// The bytes the enumerative form's body takes after its first byte, for
-/// the patterns `ones`: the count width byte and the bit string.
-fn enumerative_len(ones: &[u16; PATTERNS]) -> usize {
+/// The bits of each count of the enumerative forms for the patterns
+/// `ones`: enough for the largest, at least 1.
+fn count_width(ones: &[u16; PATTERNS]) -> u8 {
     let most = ones.iter().map(|p| p.count_ones()).max().unwrap_or(0);
-    let w = (u32::BITS - most.leading_zeros()).max(1) as usize;
-    let bits: usize = ones.iter().map(|p| RANK_BITS[p.count_ones() as usize] as usize).sum::<usize>() + PATTERNS * w;
-    1 + bits.div_ceil(8)
+    (u32::BITS - most.leading_zeros()).max(1) as u8
+}
+
+/// The bytes the enumerative forms' body takes after its first byte, for
+/// the patterns `ones` and `extra` bits more: the count width byte and the
+/// bit string.
+fn enumerative_len(ones: &[u16; PATTERNS], extra: usize) -> usize {
+    let w = count_width(ones) as usize;
+    let ranks: usize = ones.iter().map(|p| RANK_BITS[p.count_ones() as usize] as usize).sum();
+    1 + (PATTERNS * w + ranks + extra).div_ceil(8)
+}
+
+/// Where slot `s` of a group lies in the enumerative forms' bit string
+/// `bits` (after the count width byte `w`).
+struct Enumerated {
+    /// Whether the slot holds the coded value.
+    set: bool,
+    /// The coded slots before `s` in the group.
+    before: usize,
+    /// Where the ranks end in the bit string (computed when asked for).
+    end: usize,
+}
+
+/// Reads slot `s` from an enumerative body's bit string `bits` with count
+/// width `w`; with `to_end`, also where the ranks end. `None` where a count
+/// is above 16, a rank past its patterns, or the bits past the map.
+#[inline]
+fn enumerated(bits: &[u8], w: u8, s: usize, to_end: bool) -> Option<Enumerated> {
+    if w == 0 || w > MAX_COUNT_BITS {
+        return None;
+    }
+    // The counts, at most 80 bits, as one number.
+    let counts_len = (PATTERNS * w as usize).div_ceil(8);
+    let counts = match bits.get(..16) {
+        Some(sixteen) => u128::from_le_bytes(sixteen.try_into().ok()?),
+        None => {
+            let mut raw = [0u8; 16];
+            raw[..counts_len].copy_from_slice(bits.get(..counts_len)?);
+            u128::from_le_bytes(raw)
+        }
+    };
+    let count = |i: usize| (counts >> (i * w as usize)) as usize & ((1 << w) - 1);
+    let j = s / PATTERN_SLOTS;
+    // The rank's place: after the counts and the ranks of the patterns
+    // before this one.
+    let mut at = PATTERNS * w as usize;
+    let mut before = 0;
+    for i in 0..j {
+        let c = count(i);
+        at += *RANK_BITS.get(c)? as usize;
+        before += c;
+    }
+    let c = count(j);
+    let rank_bits = *RANK_BITS.get(c)?;
+    let rank = bits_at(bits, at, rank_bits)?;
+    if rank >= CHOOSE_16[c] {
+        return None;
+    }
+    let mut end = 0;
+    if to_end {
+        end = at + rank_bits as usize;
+        for i in j + 1..PATTERNS {
+            end += *RANK_BITS.get(count(i))? as usize;
+        }
+    }
+    let book = &*CODE_BOOK;
+    let pattern = book.patterns[(book.start[c] + rank) as usize];
+    let t = s % PATTERN_SLOTS;
+    Some(Enumerated {
+        set: pattern >> t & 1 == 1,
+        before: before + (pattern & ((1 << t) - 1)).count_ones() as usize,
+        end,
+    })
 }
 
 /// A 32-byte bitmap of a group: bit `s` (least significant first) of byte
@@ -315,21 +395,27 @@ fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) -> Kind {
     let b = (0..3u8).find(|&v| v != m && count[v as usize] > 0).unwrap_or(m);
     let ordered = ORDERED_PAIRS.iter().position(|&pair| pair == (m, b)).unwrap_or(0);
     let pair = PAIRS.iter().position(|&(x, y)| (x, y) == (m.min(b), m.max(b)));
+    // The slots holding `b` (two values), and those not holding `m`.
     let mut ones = [0u16; PATTERNS];
+    let mut exceptions = [0u16; PATTERNS];
     for (s, c) in codes.iter().enumerate() {
         if *c == Some(b) {
             ones[s / PATTERN_SLOTS] |= 1 << (s % PATTERN_SLOTS);
+        }
+        if c.is_some_and(|c| c != m) {
+            exceptions[s / PATTERN_SLOTS] |= 1 << (s % PATTERN_SLOTS);
         }
     }
     // Each form's length; the first of the shortest is written.
     let lengths = [
         if k <= MAX_EXCEPTIONS { 1 + k + k.div_ceil(8) } else { usize::MAX },
-        if two { 1 + enumerative_len(&ones) } else { usize::MAX },
+        if two { 1 + enumerative_len(&ones, 0) } else { usize::MAX },
+        1 + enumerative_len(&exceptions, k),
         if two { 1 + BITMAP_BYTES } else { usize::MAX },
         1 + BITMAP_BYTES + k.div_ceil(8),
         1 + BASE3_BYTES,
     ];
-    let form = (0..lengths.len()).min_by_key(|&f| lengths[f]).unwrap_or(4);
+    let form = (0..lengths.len()).min_by_key(|&f| lengths[f]).unwrap_or(5);
     // One bit per exception, in slot order: 0 the smaller other value.
     let exception_bits = || {
         let (low, _) = others(m);
@@ -349,13 +435,17 @@ fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) -> Kind {
         }
         (1, _) => {
             out.push(ENUMERATIVE_FORM + ordered as u8);
-            out.extend_from_slice(&enumerative_body(&ones));
+            out.extend_from_slice(&enumerative_body(&ones, None));
         }
-        (2, Some(p)) => {
+        (2, _) => {
+            out.push(EXCEPTIONS_FORM + m);
+            out.extend_from_slice(&enumerative_body(&exceptions, Some((&exception_bits(), k))));
+        }
+        (3, Some(p)) => {
             out.push(PAIR_FORM + p as u8);
             out.extend_from_slice(&bitmap(codes, |c| c == Some(PAIRS[p].1)));
         }
-        (3, _) => {
+        (4, _) => {
             out.push(MASK_FORM + m);
             out.extend_from_slice(&bitmap(codes, |c| c.is_some_and(|c| c != m)));
             out.extend_from_slice(&exception_bits());
@@ -586,37 +676,18 @@ impl Groups {
             }
             ENUMERATIVE_FORM..=0xED => {
                 let (a, b) = ORDERED_PAIRS[(h - ENUMERATIVE_FORM) as usize];
-                let w = *map.get(body)?;
-                if w == 0 || w > MAX_COUNT_BITS {
-                    return None;
-                }
+                let e = enumerated(map.get(body + 1..)?, *map.get(body)?, s, false)?;
+                Some(if e.set { b } else { a })
+            }
+            EXCEPTIONS_FORM..=0xE2 => {
+                let m = h - EXCEPTIONS_FORM;
                 let bits = map.get(body + 1..)?;
-                // The counts, at most 80 bits, as one number.
-                let counts_len = (PATTERNS * w as usize).div_ceil(8);
-                let counts = match bits.get(..16) {
-                    Some(sixteen) => u128::from_le_bytes(sixteen.try_into().ok()?),
-                    None => {
-                        let mut raw = [0u8; 16];
-                        raw[..counts_len].copy_from_slice(bits.get(..counts_len)?);
-                        u128::from_le_bytes(raw)
-                    }
-                };
-                let count = |i: usize| (counts >> (i * w as usize)) as usize & ((1 << w) - 1);
-                let j = s / PATTERN_SLOTS;
-                // The rank's place: after the counts and the ranks of the
-                // patterns before this one.
-                let mut at = PATTERNS * w as usize;
-                for i in 0..j {
-                    at += *RANK_BITS.get(count(i))? as usize;
+                let e = enumerated(bits, *map.get(body)?, s, true)?;
+                if !e.set {
+                    return Some(m);
                 }
-                let c = count(j);
-                let rank = bits_at(bits, at, *RANK_BITS.get(c)?)?;
-                if rank >= CHOOSE_16[c] {
-                    return None;
-                }
-                let book = &*CODE_BOOK;
-                let pattern = book.patterns[(book.start[c] + rank) as usize];
-                Some(if pattern >> (s % PATTERN_SLOTS) & 1 == 0 { a } else { b })
+                let (low, high) = others(m);
+                Some(if bits_at(bits, e.end + e.before, 1)? == 0 { low } else { high })
             }
             _ if h < 3 * (MAX_EXCEPTIONS as u8 + 1) => {
                 let (k, m) = ((h / 3) as usize, h % 3);
@@ -689,8 +760,14 @@ mod tests {
         // Three values evenly: base 3.
         let mixed: Vec<_> = (0..n).map(|s| Some((s % 3) as u8)).collect();
         assert_eq!(round_trip(&mixed), (53, mixed.clone()));
-        // Mostly one value, 100 exceptions of both others: the mask.
-        let masked: Vec<_> = (0..n)
+        // Half one value, the other half both others in turn: the mask
+        // (49 bytes; the three-value enumerative form would take 2 + (16 ×
+        // 4 + 16 × 14 + 128) / 8 = 54, base 3 53).
+        let masked: Vec<_> = (0..n).map(|s| Some([1, 0, 1, 2][s % 4])).collect();
+        assert_eq!(round_trip(&masked), (1 + 32 + 16, masked.clone()));
+        // Mostly one value, 81 exceptions of both others: the three-value
+        // enumerative form (43 bytes), shorter than the mask (44).
+        let sparse: Vec<_> = (0..n)
             .map(|s| {
                 Some(if s % 5 == 1 {
                     0
@@ -701,9 +778,10 @@ mod tests {
                 })
             })
             .collect();
-        let k = masked.iter().filter(|c| **c != Some(1)).count();
+        let k = sparse.iter().filter(|c| **c != Some(1)).count();
         assert_eq!(k, 81);
-        assert_eq!(round_trip(&masked), (1 + 32 + 11, masked.clone()));
+        let (len, back) = round_trip(&sparse);
+        assert_eq!((len, back), (43, sparse.clone()));
         // A short last group in base 3.
         let short: Vec<_> = (0..7).map(|s| Some((s % 3) as u8)).collect();
         assert_eq!(round_trip(&short).1, short);
@@ -752,6 +830,40 @@ mod tests {
         assert_eq!(round_trip(&codes), (body.len(), codes.clone()));
     }
 
+    /// The three-value enumerative form, worked by hand: wins but for
+    /// draws at slots 0 and 40 and a loss at slot 17, and more exceptions
+    /// than the list takes (slots 100 to 147 alternate draw, loss). Its
+    /// exceptions read in slot order: 0 draw (bit 0), 17 loss (1), 40 draw
+    /// (0), then 100 draw, 101 loss, ...: bit `i` of the value bits is the
+    /// exception's value, 0 the smaller other value (draw).
+    #[test]
+    fn the_three_value_form_lists_each_exceptions_value() {
+        let n = GROUP_SLOTS as usize;
+        let mut codes = vec![Some(1); n];
+        (codes[0], codes[17], codes[40]) = (Some(0), Some(2), Some(0));
+        for (s, c) in codes.iter_mut().enumerate().take(148).skip(100) {
+            *c = Some(if s % 2 == 0 { 0 } else { 2 });
+        }
+        let k = 3 + 48;
+        let mut body = Vec::new();
+        encode_group(&codes, &mut body);
+        assert_eq!(body[0], EXCEPTIONS_FORM + 1);
+        let w = body[1];
+        let bits = &body[2..];
+        let mut ranks = 0;
+        for i in 0..PATTERNS {
+            let c = bits_at(bits, i * w as usize, w).unwrap();
+            let expected = (i * 16..i * 16 + 16).filter(|&s| codes[s] != Some(1)).count() as u32;
+            assert_eq!(c, expected, "count {i}");
+            ranks += RANK_BITS[c as usize] as usize;
+        }
+        let values = PATTERNS * w as usize + ranks;
+        let exception_values: Vec<u32> = (0..k).map(|i| bits_at(bits, values + i, 1).unwrap()).collect();
+        assert_eq!(exception_values[..5], [0, 1, 0, 0, 1]);
+        assert_eq!(body.len(), 2 + (values + k).div_ceil(8));
+        assert_eq!(round_trip(&codes), (body.len(), codes.clone()));
+    }
+
     /// Random groups of two values at every density, with free slots, read
     /// back whatever form they take; denser than the lists allow and
     /// sparser than half, the enumerative form is the shortest.
@@ -785,6 +897,39 @@ mod tests {
             }
         }
         assert!(enumerative > 100, "{enumerative}");
+    }
+
+    /// Random groups of three values, mostly one, read back whatever form
+    /// they take; the three-value enumerative form is among them.
+    #[test]
+    fn random_three_value_groups_read_back() {
+        let n = GROUP_SLOTS as usize;
+        let mut next = noise(0x2545_F491_4F6C_DD1D);
+        let mut three = 0;
+        for density in (2..=160).step_by(2) {
+            for m in 0..3u8 {
+                let codes: Vec<_> = (0..n)
+                    .map(|_| {
+                        let r = next() % 512;
+                        if r < 20 {
+                            None
+                        } else if r % 256 < density {
+                            Some((m + 1 + (r % 2) as u8) % 3)
+                        } else {
+                            Some(m)
+                        }
+                    })
+                    .collect();
+                let (_, back) = round_trip(&codes);
+                for (s, (c, r)) in codes.iter().zip(&back).enumerate() {
+                    assert!(c.is_none() || c == r, "slot {s}: {c:?} read as {r:?} (density {density})");
+                }
+                let mut body = Vec::new();
+                encode_group(&codes, &mut body);
+                three += usize::from(body.first().is_some_and(|&h| (EXCEPTIONS_FORM..=0xE2).contains(&h)));
+            }
+        }
+        assert!(three > 50, "{three}");
     }
 
     /// Runs of one value are stored as their word alone; in the others, a
