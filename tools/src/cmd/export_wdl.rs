@@ -42,11 +42,13 @@ pub struct ExportWdlArgs {
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// Store the values in fewer bytes: `groups` (the default) keeps
-    /// groups of 256 slots as their most frequent value and the slots that
-    /// differ, read at random about as fast as the plain files in about
-    /// half the bytes; `zstd` compresses blocks of 5,120 slots, for the
-    /// fewest bytes and a tenth of the look-up rate. The probe, `prove` and
-    /// `serve` read every form.
+    /// groups of 256 slots as one value, as their most frequent value and
+    /// the slots that differ, or as an enumerative code of where each value
+    /// is, read at random without decompressing, in a fiftieth (sectors of
+    /// nearly one value) to four fifths (placement sectors where the three
+    /// values mix) of the plain files' bytes; `zstd`
+    /// compresses blocks of 5,120 slots, for the fewest bytes and a tenth
+    /// of the look-up rate. The probe, `prove` and `serve` read every form.
     #[arg(long, value_name = "CODING", num_args = 0..=1, default_missing_value = "groups")]
     compress: Option<Compress>,
     /// The zstd level of `--compress zstd` (1 to 22: higher is smaller and
