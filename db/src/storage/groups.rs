@@ -231,11 +231,12 @@ fn bits_at(bytes: &[u8], at: usize, n: u8) -> Option<u32> {
 /// bits, least significant first.
 fn push_bits(bytes: &mut Vec<u8>, len: &mut usize, value: u32, n: u8) {
     for i in 0..n {
+        let bit = (value >> i & 1) as u8;
         if len.is_multiple_of(8) {
-            bytes.push(0);
-        }
-        if value >> i & 1 == 1 {
-            *bytes.last_mut().expect("pushed above") |= 1 << (*len % 8);
+            bytes.push(bit);
+        } else if let Some(last) = bytes.last_mut() {
+            // (Always: a byte was pushed at the last multiple of 8.)
+            *last |= bit << (*len % 8);
         }
         *len += 1;
     }
@@ -395,13 +396,9 @@ fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) -> Kind {
     let b = (0..3u8).find(|&v| v != m && count[v as usize] > 0).unwrap_or(m);
     let ordered = ORDERED_PAIRS.iter().position(|&pair| pair == (m, b)).unwrap_or(0);
     let pair = PAIRS.iter().position(|&(x, y)| (x, y) == (m.min(b), m.max(b)));
-    // The slots holding `b` (two values), and those not holding `m`.
-    let mut ones = [0u16; PATTERNS];
+    // The slots not holding `m`: with two values, those holding `b`.
     let mut exceptions = [0u16; PATTERNS];
     for (s, c) in codes.iter().enumerate() {
-        if *c == Some(b) {
-            ones[s / PATTERN_SLOTS] |= 1 << (s % PATTERN_SLOTS);
-        }
         if c.is_some_and(|c| c != m) {
             exceptions[s / PATTERN_SLOTS] |= 1 << (s % PATTERN_SLOTS);
         }
@@ -409,7 +406,7 @@ fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) -> Kind {
     // Each form's length; the first of the shortest is written.
     let lengths = [
         if k <= MAX_EXCEPTIONS { 1 + k + k.div_ceil(8) } else { usize::MAX },
-        if two { 1 + enumerative_len(&ones, 0) } else { usize::MAX },
+        if two { 1 + enumerative_len(&exceptions, 0) } else { usize::MAX },
         1 + enumerative_len(&exceptions, k),
         if two { 1 + BITMAP_BYTES } else { usize::MAX },
         1 + BITMAP_BYTES + k.div_ceil(8),
@@ -435,7 +432,7 @@ fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) -> Kind {
         }
         (1, _) => {
             out.push(ENUMERATIVE_FORM + ordered as u8);
-            out.extend_from_slice(&enumerative_body(&ones, None));
+            out.extend_from_slice(&enumerative_body(&exceptions, None));
         }
         (2, _) => {
             out.push(EXCEPTIONS_FORM + m);
@@ -725,6 +722,19 @@ mod tests {
         (body, (0..codes.len() as u64).map(|s| g.code(&map, s)).collect())
     }
 
+    /// Packs `codes` and checks that every slot that is not free reads
+    /// back as it was (`what` names the case); returns the group's body.
+    fn body_reading_back(codes: &[Option<u8>], what: &str) -> Vec<u8> {
+        let (len, back) = round_trip(codes);
+        for (s, (c, r)) in codes.iter().zip(&back).enumerate() {
+            assert!(c.is_none() || c == r, "slot {s}: {c:?} read as {r:?} ({what})");
+        }
+        let mut body = Vec::new();
+        encode_group(codes, &mut body);
+        assert_eq!(len, body.len(), "{what}");
+        body
+    }
+
     /// A deterministic stream of pseudo-random numbers (xorshift).
     fn noise(seed: u64) -> impl FnMut() -> u64 {
         let mut x = seed;
@@ -886,13 +896,7 @@ mod tests {
                         }
                     })
                     .collect();
-                let (len, back) = round_trip(&codes);
-                for (s, (c, r)) in codes.iter().zip(&back).enumerate() {
-                    assert!(c.is_none() || c == r, "slot {s}: {c:?} read as {r:?} (density {density})");
-                }
-                let mut body = Vec::new();
-                encode_group(&codes, &mut body);
-                assert_eq!(len, body.len());
+                let body = body_reading_back(&codes, &format!("density {density}"));
                 enumerative += usize::from(body.first().is_some_and(|&h| h & 0xF8 == ENUMERATIVE_FORM));
             }
         }
@@ -920,12 +924,7 @@ mod tests {
                         }
                     })
                     .collect();
-                let (_, back) = round_trip(&codes);
-                for (s, (c, r)) in codes.iter().zip(&back).enumerate() {
-                    assert!(c.is_none() || c == r, "slot {s}: {c:?} read as {r:?} (density {density})");
-                }
-                let mut body = Vec::new();
-                encode_group(&codes, &mut body);
+                let body = body_reading_back(&codes, &format!("density {density}"));
                 three += usize::from(body.first().is_some_and(|&h| (EXCEPTIONS_FORM..=0xE2).contains(&h)));
             }
         }
