@@ -444,7 +444,8 @@ fn encode_group(codes: &[Option<u8>], out: &mut Vec<u8>) -> Kind {
         }
         (4, _) => {
             out.push(MASK_FORM + m);
-            out.extend_from_slice(&bitmap(codes, |c| c.is_some_and(|c| c != m)));
+            // The mask: the exception patterns, little-endian.
+            out.extend(exceptions.iter().flat_map(|p| p.to_le_bytes()));
             out.extend_from_slice(&exception_bits());
         }
         _ => {
