@@ -16,7 +16,6 @@
 //! [`ProbeError::Unreachable`]).
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
@@ -26,6 +25,7 @@ use std::time::{Duration, Instant};
 use morris_db::derived::Stub;
 use morris_db::wdl::{Wdl, WdlTable};
 use morris_db::{Bitboard, Move, Position, RuleSet, Sector, SectorIndex, Store, Table, TableError, Value};
+use rustc_hash::FxHashMap;
 
 use crate::{MissingHint, ProbeError};
 
@@ -384,7 +384,9 @@ struct Shared<E: Encoding> {
 /// bitmaps).
 #[derive(Debug)]
 pub(crate) struct FileCache<F> {
-    files: RwLock<HashMap<Sector, Cached<F>>>,
+    /// By sector, hashed with FxHash rather than SipHash: a sector is four
+    /// small counts, too few for colliding keys to matter.
+    files: RwLock<FxHashMap<Sector, Cached<F>>>,
     /// The time [`Cached::checked`] counts from.
     epoch: Instant,
 }
@@ -400,7 +402,7 @@ struct Cached<F> {
 
 impl<F> FileCache<F> {
     fn new() -> FileCache<F> {
-        FileCache { files: RwLock::new(HashMap::new()), epoch: Instant::now() }
+        FileCache { files: RwLock::new(FxHashMap::default()), epoch: Instant::now() }
     }
 
     fn now(&self) -> u64 {
