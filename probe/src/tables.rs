@@ -720,7 +720,7 @@ impl<E: Encoding> Tables<E> {
     /// A [`TableProber`] for fast repeated probes from one thread (it holds
     /// a clone of this handle: owned, `'static`).
     pub fn prober(&self) -> TableProber<E> {
-        TableProber { db: self.clone(), tables: Vec::new() }
+        TableProber { db: self.clone(), tables: Vec::new(), buckets: [0; SECTOR_BUCKETS] }
     }
 }
 
@@ -763,12 +763,29 @@ impl<E: Encoding> Tables<E> {
 #[derive(Debug)]
 pub struct TableProber<E: Encoding> {
     db: Tables<E>,
+    /// The sectors used so far, in the order first used.
     tables: Vec<(Sector, SectorIndex, Arc<E::File>)>,
+    /// Per bucket of [`sector_bucket`], 1 + the place in `tables` of the
+    /// sector last found there (0: none): one read finds a sector, with no
+    /// scan and no branch that depends on which sector a probe is in.
+    buckets: [u16; SECTOR_BUCKETS],
+}
+
+/// Buckets of [`TableProber`]'s sector look-up.
+const SECTOR_BUCKETS: usize = 256;
+
+/// The bucket of `sector` in [`TableProber`]'s look-up: a multiplicative
+/// hash of its four counts (Knuth's constant), spreading the sectors of a
+/// game (at most a few hundred) over [`SECTOR_BUCKETS`].
+#[inline]
+fn sector_bucket(sector: Sector) -> usize {
+    let key = u32::from_le_bytes([sector.w, sector.b, sector.wh, sector.bh]);
+    (key.wrapping_mul(0x9E37_79B1) >> 24) as usize % SECTOR_BUCKETS
 }
 
 impl<E: Encoding> Clone for TableProber<E> {
     fn clone(&self) -> Self {
-        TableProber { db: self.db.clone(), tables: self.tables.clone() }
+        TableProber { db: self.db.clone(), tables: self.tables.clone(), buckets: self.buckets }
     }
 }
 
@@ -796,14 +813,24 @@ impl<E: Encoding> TableProber<E> {
             // Every unusual case, and every error, as `Tables::value` says.
             return self.db.value_from(pos, derive);
         }
-        let i = match self.tables.iter().position(|(s, _, _)| *s == sector) {
-            Some(i) => i,
-            None => {
-                let table = self.db.table(sector)?;
-                let index = rules.indexer().sector(sector);
-                self.tables.push((sector, index, table));
-                self.tables.len() - 1
-            }
+        let bucket = sector_bucket(sector);
+        let last = usize::from(self.buckets[bucket]).wrapping_sub(1);
+        let i = if self.tables.get(last).is_some_and(|(s, _, _)| *s == sector) {
+            last
+        } else {
+            let i = match self.tables.iter().position(|(s, _, _)| *s == sector) {
+                Some(i) => i,
+                None => {
+                    let table = self.db.table(sector)?;
+                    let index = rules.indexer().sector(sector);
+                    self.tables.push((sector, index, table));
+                    self.tables.len() - 1
+                }
+            };
+            // (A game has far fewer than 65,535 sectors; a place that does
+            // not fit is simply not remembered.)
+            self.buckets[bucket] = u16::try_from(i + 1).unwrap_or(0);
+            i
         };
         let (_, index, table) = &self.tables[i];
         if self.db.shared.encoding.derived(table) {
@@ -818,6 +845,7 @@ impl<E: Encoding> TableProber<E> {
             // Shrank underneath: forget it, so that a later probe opens the
             // file again (and gets its error, or a file put back).
             self.tables.swap_remove(i);
+            self.buckets = [0; SECTOR_BUCKETS];
             return Err(e.into());
         }
         answer
@@ -903,6 +931,7 @@ impl Encoding for Dtm {
         }
     }
 
+    #[inline]
     fn check_intact(&self, file: &DtmFile) -> Result<(), TableError> {
         match file {
             DtmFile::Stored(t) => t.check_intact(),
@@ -917,6 +946,7 @@ impl Encoding for Dtm {
         }
     }
 
+    #[inline]
     fn derived(&self, file: &DtmFile) -> bool {
         matches!(file, DtmFile::Derived(_))
     }
@@ -1073,6 +1103,36 @@ mod tests {
 
     fn path33(dir: &std::path::Path, rules: &RuleSet) -> PathBuf {
         table_path(dir, rules, Sector::sliding(3, 3))
+    }
+
+    /// A prober reads the table of the sector asked for whatever its
+    /// look-up buckets hold: with the bucket of sector 4-3 pointing at the
+    /// table of 3-3 (as when two sectors share a bucket), a probe of 4-3
+    /// still answers from 4-3's table, and 3-3's answers stay Gasser's.
+    #[test]
+    fn a_prober_reads_the_sector_asked_for_when_buckets_collide() {
+        let (dir, rules) = nine7();
+        let db = Database::open(dir.path(), rules.clone()).unwrap();
+        let p33 = Position::parse(POS33, &rules).unwrap();
+        let p43 = Position::parse(POS43, &rules).unwrap();
+        let mut prober = db.prober();
+        assert_eq!(prober.value(&p33).unwrap(), Value::win(15).unwrap());
+        // Positions of 4-3, every 97th slot, each probed with 4-3's bucket
+        // pointing at the first table the prober kept, 3-3's.
+        let sector = Sector::sliding(4, 3);
+        let index = rules.indexer().sector(sector);
+        let mut probed = 0;
+        for slot in (0..index.len()).step_by(97) {
+            let Some((us, them)) = index.position(slot) else { continue };
+            let pos = Position::from_sector(sector, morris_db::Color::White, us, them);
+            prober.buckets[super::sector_bucket(sector)] = 1;
+            assert_eq!(prober.value(&pos).unwrap(), db.value(&pos).unwrap(), "slot {slot}");
+            probed += 1;
+        }
+        assert!(probed > 100, "{probed}");
+        prober.buckets = [2; super::SECTOR_BUCKETS];
+        assert_eq!(prober.value(&p33).unwrap(), Value::win(15).unwrap());
+        assert_eq!(prober.value(&p43).unwrap(), db.value(&p43).unwrap());
     }
 
     /// A table renamed over the one a database has mapped is read once

@@ -55,6 +55,7 @@ impl Encoding for WdlFiles {
         file.verify_checksum()
     }
 
+    #[inline]
     fn check_intact(&self, file: &WdlTable) -> Result<(), TableError> {
         file.check_intact()
     }
@@ -63,6 +64,7 @@ impl Encoding for WdlFiles {
         file.is_current()
     }
 
+    #[inline]
     fn derived(&self, file: &WdlTable) -> bool {
         file.is_derived()
     }

@@ -112,11 +112,16 @@ pub fn colex_rank(set: Bitboard) -> u64 {
     let b = set.to_le_bytes();
     let k1 = b[0].count_ones() as usize;
     let k2 = k1 + b[1].count_ones() as usize;
-    let k3 = k2 + b[2].count_ones() as usize;
-    COLEX_BYTES[b[0] as usize] as u64
+    let low = COLEX_BYTES[b[0] as usize] as u64
         + COLEX_BYTES[(COLEX_ROW[1] + k1) * 256 + b[1] as usize] as u64
-        + COLEX_BYTES[(COLEX_ROW[2] + k2) * 256 + b[2] as usize] as u64
-        + COLEX_BYTES[(COLEX_ROW[3] + k3) * 256 + b[3] as usize] as u64
+        + COLEX_BYTES[(COLEX_ROW[2] + k2) * 256 + b[2] as usize] as u64;
+    // Boards of at most 24 points never take this branch: they pay no
+    // fourth look-up.
+    if b[3] == 0 {
+        return low;
+    }
+    let k3 = k2 + b[2].count_ones() as usize;
+    low + COLEX_BYTES[(COLEX_ROW[3] + k3) * 256 + b[3] as usize] as u64
 }
 
 /// The set of size `k` whose colex rank is `rank` (inverse of [`colex_rank`]).
@@ -572,9 +577,13 @@ pub fn rank_among_empty(occupied: Bitboard, them: Bitboard) -> u64 {
     let (free, them) = ((!occupied).to_le_bytes(), them.to_le_bytes());
     let mut packed = 0u32;
     let mut shift = 0;
-    for c in 0..4 {
+    for c in 0..3 {
         packed |= (PEXT_BYTES[free[c] as usize * 256 + them[c] as usize] as u32) << shift;
         shift += free[c].count_ones();
+    }
+    // Boards of at most 24 points never take this branch.
+    if them[3] != 0 {
+        packed |= (PEXT_BYTES[free[3] as usize * 256 + them[3] as usize] as u32) << shift;
     }
     colex_rank(packed)
 }

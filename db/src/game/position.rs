@@ -407,35 +407,27 @@ impl Position {
     }
 
     /// The side to move's stones on the board.
+    #[inline]
     pub fn us(&self) -> Bitboard {
-        match self.side_to_move {
-            Color::White => self.white,
-            Color::Black => self.black,
-        }
+        [self.white, self.black][self.side_to_move as usize]
     }
 
     /// The opponent's stones on the board.
+    #[inline]
     pub fn them(&self) -> Bitboard {
-        match self.side_to_move {
-            Color::White => self.black,
-            Color::Black => self.white,
-        }
+        [self.black, self.white][self.side_to_move as usize]
     }
 
     /// The side to move's stones in hand.
+    #[inline]
     pub fn us_in_hand(&self) -> u8 {
-        match self.side_to_move {
-            Color::White => self.white_in_hand,
-            Color::Black => self.black_in_hand,
-        }
+        [self.white_in_hand, self.black_in_hand][self.side_to_move as usize]
     }
 
     /// The opponent's stones in hand.
+    #[inline]
     pub fn them_in_hand(&self) -> u8 {
-        match self.side_to_move {
-            Color::White => self.black_in_hand,
-            Color::Black => self.white_in_hand,
-        }
+        [self.black_in_hand, self.white_in_hand][self.side_to_move as usize]
     }
 
     /// The sector of this position (stones from the side to move's point of

@@ -13,7 +13,10 @@ use crate::board::{Bitboard, Board, Point, Points};
 #[derive(Clone)]
 pub struct Symmetry {
     image: Vec<Point>,
-    bytes: Box<[[Bitboard; 256]; 4]>,
+    /// In place, not boxed: a board's symmetries lie in one array, so that
+    /// finding a symmetry's tables is an offset from the array, not one
+    /// more pointer to load on the way to the look-ups.
+    bytes: [[Bitboard; 256]; 4],
 }
 
 impl std::fmt::Debug for Symmetry {
@@ -24,7 +27,7 @@ impl std::fmt::Debug for Symmetry {
 
 impl Symmetry {
     fn new(image: Vec<Point>) -> Symmetry {
-        let mut bytes = Box::new([[0; 256]; 4]);
+        let mut bytes = [[0; 256]; 4];
         for (chunk, table) in bytes.iter_mut().enumerate() {
             for (byte, slot) in table.iter_mut().enumerate() {
                 *slot = Points(byte as Bitboard)

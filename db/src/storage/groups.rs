@@ -207,14 +207,13 @@ static CODE_BOOK: std::sync::LazyLock<CodeBook> = std::sync::LazyLock::new(|| {
 /// significant first; `None` past its end.
 #[inline]
 fn bits_at(bytes: &[u8], at: usize, n: u8) -> Option<u32> {
-    if n == 0 {
-        return Some(0);
-    }
     let first = at / 8;
     let word = match bytes.get(first..first + 4) {
-        // The common case: four bytes to read at once.
+        // The common case: four bytes to read at once (for `n` = 0 too:
+        // no branch on `n`, the mask below is then 0).
         Some(four) => u32::from_le_bytes(four.try_into().ok()?),
         // Near the end of the map: only the bytes the field needs.
+        None if n == 0 => return Some(0),
         None => {
             let last = (at + n as usize - 1) / 8;
             let mut word = 0u32;
@@ -295,6 +294,83 @@ struct Enumerated {
     end: usize,
 }
 
+/// Counts of the enumerative forms read at once by [`PREFIX_SUMS`], per
+/// count width `w` (index `w`, 1 to 5): as many as fit 8 bits (9 for
+/// width 3, 10 for width 5, so that no table needs more than 1,024 rows).
+const CHUNK_COUNTS: [usize; MAX_COUNT_BITS as usize + 1] = [0, 8, 4, 3, 2, 2];
+
+/// Where each width's rows start in [`PREFIX_SUMS`].
+const PREFIX_ROW: [usize; MAX_COUNT_BITS as usize + 1] = [0, 0, 256, 512, 1024, 1280];
+
+/// Per count width `w` and chunk of [`CHUNK_COUNTS`]`[w]` counts (the
+/// chunk's bits as a number, row `PREFIX_ROW[w] + chunk`): the sum of the
+/// counts in bits 0–9 and the sum of their patterns' rank bits
+/// ([`RANK_BITS`]) in bits 10–19, or [`PREFIX_DAMAGED`] where a count is
+/// above 16. Summing the rows of a group's chunks gives both sums at once
+/// (at most 256 and 224 over 16 counts, so neither carries into the other).
+static PREFIX_SUMS: [u32; 2304] = {
+    let mut t = [0u32; 2304];
+    let mut w = 1;
+    while w <= MAX_COUNT_BITS as usize {
+        let bits = w * CHUNK_COUNTS[w];
+        let mut chunk = 0;
+        while chunk < 1 << bits {
+            let (mut counts, mut ranks, mut damaged) = (0u32, 0u32, false);
+            let mut i = 0;
+            while i < CHUNK_COUNTS[w] {
+                let c = (chunk >> (i * w)) & ((1 << w) - 1);
+                if c > PATTERN_SLOTS {
+                    damaged = true;
+                } else {
+                    counts += c as u32;
+                    ranks += RANK_BITS[c] as u32;
+                }
+                i += 1;
+            }
+            t[PREFIX_ROW[w] + chunk] = if damaged { PREFIX_DAMAGED } else { counts | ranks << 10 };
+            chunk += 1;
+        }
+        w += 1;
+    }
+    t
+};
+
+/// A row of [`PREFIX_SUMS`] whose chunk holds a count above 16: any sum of
+/// at most 8 rows with one of these is at least this, and any sum without
+/// is below.
+const PREFIX_DAMAGED: u32 = 1 << 24;
+
+/// The sum of the counts in `counts` (the enumerative forms' 16 counts of
+/// width `w`, 1 to 5, count `i` in bits `w i ..`; counts to leave out
+/// cleared) and the sum of their patterns' rank bits; `None` where a count
+/// is above 16. A fixed number of table reads per width, whatever the
+/// counts: no branch depends on them.
+#[inline]
+fn prefix_sums(counts: u128, w: usize) -> Option<(usize, usize)> {
+    let total = match w {
+        1 => chunk_sums::<1>(counts),
+        2 => chunk_sums::<2>(counts),
+        3 => chunk_sums::<3>(counts),
+        4 => chunk_sums::<4>(counts),
+        _ => chunk_sums::<5>(counts),
+    };
+    (total < PREFIX_DAMAGED).then_some(((total & 0x3FF) as usize, (total >> 10) as usize))
+}
+
+/// [`prefix_sums`] for width `W`: the sum of the [`PREFIX_SUMS`] rows of
+/// each chunk of `counts` (its shifts constant, so each chunk is a shift, a
+/// mask and a read).
+#[inline(always)]
+fn chunk_sums<const W: usize>(counts: u128) -> u32 {
+    let bits = W * CHUNK_COUNTS[W];
+    let rows = &PREFIX_SUMS[PREFIX_ROW[W]..PREFIX_ROW[W] + (1 << bits)];
+    let mut total = 0;
+    for k in 0..PATTERNS.div_ceil(CHUNK_COUNTS[W]) {
+        total += rows[(counts >> (k * bits)) as usize & ((1 << bits) - 1)];
+    }
+    total
+}
+
 /// Reads slot `s` from an enumerative body's bit string `bits` with count
 /// width `w`; with `to_end`, also where the ranks end. `None` where a count
 /// is above 16, a rank past its patterns, or the bits past the map.
@@ -303,9 +379,10 @@ fn enumerated(bits: &[u8], w: u8, s: usize, to_end: bool) -> Option<Enumerated> 
     if w == 0 || w > MAX_COUNT_BITS {
         return None;
     }
+    let w = w as usize;
     // The counts, at most 80 bits, as one number.
-    let counts_len = (PATTERNS * w as usize).div_ceil(8);
-    let counts = match bits.get(..16) {
+    let counts_len = (PATTERNS * w).div_ceil(8);
+    let mut counts = match bits.get(..16) {
         Some(sixteen) => u128::from_le_bytes(sixteen.try_into().ok()?),
         None => {
             let mut raw = [0u8; 16];
@@ -313,29 +390,22 @@ fn enumerated(bits: &[u8], w: u8, s: usize, to_end: bool) -> Option<Enumerated> 
             u128::from_le_bytes(raw)
         }
     };
-    let count = |i: usize| (counts >> (i * w as usize)) as usize & ((1 << w) - 1);
+    // Only the 16 counts: the bits after them are ranks.
+    counts &= (1u128 << (PATTERNS * w)) - 1;
     let j = s / PATTERN_SLOTS;
+    let c = (counts >> (j * w)) as usize & ((1 << w) - 1);
+    let rank_bits = *RANK_BITS.get(c)?;
     // The rank's place: after the counts and the ranks of the patterns
     // before this one.
-    let mut at = PATTERNS * w as usize;
-    let mut before = 0;
-    for i in 0..j {
-        let c = count(i);
-        at += *RANK_BITS.get(c)? as usize;
-        before += c;
-    }
-    let c = count(j);
-    let rank_bits = *RANK_BITS.get(c)?;
+    let (before, ranks_before) = prefix_sums(counts & ((1u128 << (j * w)) - 1), w)?;
+    let at = PATTERNS * w + ranks_before;
     let rank = bits_at(bits, at, rank_bits)?;
     if rank >= CHOOSE_16[c] {
         return None;
     }
     let mut end = 0;
     if to_end {
-        end = at + rank_bits as usize;
-        for i in j + 1..PATTERNS {
-            end += *RANK_BITS.get(count(i))? as usize;
-        }
+        end = PATTERNS * w + prefix_sums(counts, w)?.1;
     }
     let book = &*CODE_BOOK;
     let pattern = book.patterns[(book.start[c] + rank) as usize];
@@ -875,6 +945,18 @@ mod tests {
         assert_eq!(round_trip(&codes), (body.len(), codes.clone()));
     }
 
+    /// A group whose first 16 slots all hold the rarer value (a count of
+    /// 16: counts of width 5), and a few later slots: the enumerative form,
+    /// every slot read back (each slot after the first 16 counts them among
+    /// the coded slots before it).
+    #[test]
+    fn a_full_pattern_takes_counts_of_width_5() {
+        let n = GROUP_SLOTS as usize;
+        let codes: Vec<_> = (0..n).map(|s| Some(if s < 16 || s == 100 || s == 255 { 1 } else { 2 })).collect();
+        let body = body_reading_back(&codes, "a full pattern");
+        assert_eq!(body[..2], [ENUMERATIVE_FORM + 5, 5]);
+    }
+
     /// Random groups of two values at every density, with free slots, read
     /// back whatever form they take; denser than the lists allow and
     /// sparser than half, the enumerative form is the shortest.
@@ -1018,6 +1100,11 @@ mod tests {
             let (map, g) = one_body(body);
             assert_eq!(g.code(&map, 0), None, "{body:?}");
         }
+        // A count of 17 before the slot's 16 slots: the slots after them
+        // read as damage too.
+        let (map, g) = one_body(&[ENUMERATIVE_FORM, 5, 17, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(g.code(&map, 16), None);
+        assert_eq!(g.code(&map, 255), None);
         // The last one with rank 119, the last pattern of two, reads:
         // slots 14 and 15 hold the pair's second value.
         let (map, g) = one_body(&[ENUMERATIVE_FORM, 2, 2, 0, 0, 0, 119]);

@@ -34,6 +34,10 @@ pub struct BenchProbeArgs {
     /// (`morris export-wdl`).
     #[arg(long, value_name = "DIR")]
     wdl: Option<PathBuf>,
+    /// Time the WDL probes of `--wdl` only, not the DTM tables of `--db`
+    /// (which still give the sectors the positions are drawn from).
+    #[arg(long, requires = "wdl")]
+    wdl_only: bool,
     /// Random positions probed per run and thread.
     #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = crate::args::number::<usize>(1..=100_000_000))]
     positions: usize,
@@ -169,10 +173,6 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
     let threads = args.threads.count();
     let runs = args.runs.max(1);
     let positions = sample(&rules, &sectors, args.positions.max(1))?;
-    // The first query goes to the largest table, whose checksum takes longest.
-    let largest =
-        sectors.iter().copied().max_by_key(|&s| rules.sector_index(s).map_or(0, |i| i.len())).unwrap_or(sectors[0]);
-    let first = sample(&rules, &[largest], 1)?[0];
     writeln!(
         out,
         "{} sampled from {} ({}), {} each, median reported",
@@ -181,80 +181,9 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
         sectors.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
         crate::ui::plural(runs as u64, "run", "runs")
     )?;
-
-    // Opening: a fresh database, its first query maps one table (the file
-    // is in the page cache after the first run).
-    for (what, verify) in [("with checksum check", true), ("without checksum check", false)] {
-        let mut times = Vec::new();
-        for _ in 0..runs {
-            let start = Instant::now();
-            let db = Database::open_with(dir, rules.clone(), ProbeOptions { verify_checksums: verify })?;
-            black_box(db.value(&first)?);
-            times.push(start.elapsed().as_secs_f64());
-        }
-        writeln!(
-            out,
-            "open + first query ({what}, table of sector {}): {:.3} ms",
-            first.sector(),
-            median(times) * 1e3
-        )?;
+    if !args.wdl_only {
+        bench_dtm(&mut out, dir, &rules, &positions, &sectors, threads, runs)?;
     }
-
-    let db = Database::open(dir, rules.clone())?;
-    for p in &positions {
-        db.value(p)?; // maps every table, and checks every answer exists
-    }
-    let value = |p: &Position| db.value(p).map_or(u64::MAX, |v| v.to_entry() as u64);
-    let one = rate(&positions, 1, runs, &value);
-    let many = rate(&positions, threads, runs, &value);
-    report_rates(&mut out, "value", one, many, threads)?;
-
-    // The same through one `Prober` per thread (no lock, no shared counter).
-    let work = || {
-        let mut prober = db.prober();
-        let sum = positions.iter().fold(0u64, |sum, q| {
-            sum.wrapping_add(prober.value(black_box(q)).map_or(u64::MAX, |v| v.to_entry() as u64))
-        });
-        black_box(sum);
-    };
-    let prober_rate = |threads: usize| rate_with(&positions, threads, runs, &work);
-    let one = prober_rate(1);
-    let many = prober_rate(threads);
-    report_rates(&mut out, "value through a Prober per thread", one, many, threads)?;
-
-    // A one-ply search: the value of every legal move, each child probed
-    // (what `analyze`, the server's move list and `line` do per position,
-    // and what a probe costs where a table is left out and its values are
-    // derived from its children's).
-    let work = || {
-        let mut prober = db.prober();
-        let sum = positions.iter().fold(0u64, |sum, q| {
-            let q = black_box(q);
-            q.legal_moves(&rules).into_iter().fold(sum, |sum, mv| {
-                sum.wrapping_add(prober.value(&q.play_unchecked(mv)).map_or(u64::MAX, |v| v.to_entry() as u64))
-            })
-        });
-        black_box(sum);
-    };
-    // Every child has an answer (a missing table is an error, not a fast
-    // miss), and the moves are counted.
-    let mut moves = 0usize;
-    for p in &positions {
-        for mv in p.legal_moves(&rules) {
-            db.value(&p.play_unchecked(mv))?;
-            moves += 1;
-        }
-    }
-    let one = rate_with(&positions, 1, runs, &work);
-    let many = rate_with(&positions, threads, runs, &work);
-    writeln!(
-        out,
-        "one-ply (every legal move's value; {:.1} moves a position) through a Prober per thread, warm: {:.3} M positions/s on 1 thread; {:.3} M positions/s per thread on {threads} threads at once ({:.3} M/s in all)",
-        moves as f64 / positions.len() as f64,
-        one / 1e6,
-        many / 1e6,
-        many * threads as f64 / 1e6
-    )?;
 
     if let Some(wdl_dir) = &args.wdl {
         let wdl_sectors = sectors_in(wdl_dir, &rules, true)?;
@@ -282,6 +211,103 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
         report_rates(&mut out, "wdl through a WdlProber per thread", one, many, threads)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The DTM part of `morris bench-probe`: opening `dir` and a first query,
+/// then warm `Database::value`, `Prober::value` and one-ply rates over
+/// `positions` (drawn from `sectors`) on 1 and `threads` threads, the
+/// median of `runs` runs each.
+///
+/// # Errors
+/// A table that cannot be opened or read, or a position without an answer.
+fn bench_dtm(
+    out: &mut dyn Write,
+    dir: &Path,
+    rules: &RuleSet,
+    positions: &[Position],
+    sectors: &[Sector],
+    threads: usize,
+    runs: usize,
+) -> anyhow::Result<()> {
+    // The first query goes to the largest table, whose checksum takes longest.
+    let largest =
+        sectors.iter().copied().max_by_key(|&s| rules.sector_index(s).map_or(0, |i| i.len())).unwrap_or(sectors[0]);
+    let first = sample(rules, &[largest], 1)?[0];
+    // Opening: a fresh database, its first query maps one table (the file
+    // is in the page cache after the first run).
+    for (what, verify) in [("with checksum check", true), ("without checksum check", false)] {
+        let mut times = Vec::new();
+        for _ in 0..runs {
+            let start = Instant::now();
+            let db = Database::open_with(dir, rules.clone(), ProbeOptions { verify_checksums: verify })?;
+            black_box(db.value(&first)?);
+            times.push(start.elapsed().as_secs_f64());
+        }
+        writeln!(
+            out,
+            "open + first query ({what}, table of sector {}): {:.3} ms",
+            first.sector(),
+            median(times) * 1e3
+        )?;
+    }
+
+    let db = Database::open(dir, rules.clone())?;
+    for p in positions {
+        db.value(p)?; // maps every table, and checks every answer exists
+    }
+    let value = |p: &Position| db.value(p).map_or(u64::MAX, |v| v.to_entry() as u64);
+    let one = rate(positions, 1, runs, &value);
+    let many = rate(positions, threads, runs, &value);
+    report_rates(out, "value", one, many, threads)?;
+
+    // The same through one `Prober` per thread (no lock, no shared counter).
+    let work = || {
+        let mut prober = db.prober();
+        let sum = positions.iter().fold(0u64, |sum, q| {
+            sum.wrapping_add(prober.value(black_box(q)).map_or(u64::MAX, |v| v.to_entry() as u64))
+        });
+        black_box(sum);
+    };
+    let prober_rate = |threads: usize| rate_with(positions, threads, runs, &work);
+    let one = prober_rate(1);
+    let many = prober_rate(threads);
+    report_rates(out, "value through a Prober per thread", one, many, threads)?;
+
+    // A one-ply search: the value of every legal move, each child probed
+    // (what `analyze`, the server's move list and `line` do per position,
+    // and what a probe costs where a table is left out and its values are
+    // derived from its children's).
+    let work = || {
+        let mut prober = db.prober();
+        let sum = positions.iter().fold(0u64, |sum, q| {
+            let q = black_box(q);
+            q.legal_moves(rules).into_iter().fold(sum, |sum, mv| {
+                sum.wrapping_add(prober.value(&q.play_unchecked(mv)).map_or(u64::MAX, |v| v.to_entry() as u64))
+            })
+        });
+        black_box(sum);
+    };
+    // Every child has an answer (a missing table is an error, not a fast
+    // miss), and the moves are counted.
+    let mut moves = 0usize;
+    for p in positions {
+        for mv in p.legal_moves(rules) {
+            db.value(&p.play_unchecked(mv))?;
+            moves += 1;
+        }
+    }
+    let one = rate_with(positions, 1, runs, &work);
+    let many = rate_with(positions, threads, runs, &work);
+    writeln!(
+        out,
+        "one-ply (every legal move's value; {:.1} moves a position) through a Prober per thread, warm: {:.3} M positions/s on 1 thread; {:.3} M positions/s per thread on {threads} threads at once ({:.3} M/s in all)",
+        moves as f64 / positions.len() as f64,
+        one / 1e6,
+        many / 1e6,
+        many * threads as f64 / 1e6
+    )?;
+
+    Ok(())
 }
 
 /// Writes one line of warm probe rates: `what`, then `one` (probes a
