@@ -262,4 +262,11 @@ fn export_wdl_writes_small_files_and_keeps_them() {
     ] {
         assert!(bench.contains(part), "`{part}` missing:\n{bench}");
     }
+    // The WDL part alone: no DTM line.
+    let wdl_only =
+        ok(&["bench-probe", "--db", s(db7()), "--wdl", s(&wdl), "--wdl-only", "--positions", "2000", "--runs", "1"]);
+    assert!(wdl_only.contains("wdl through a WdlProber per thread, warm:"), "{wdl_only}");
+    assert!(!wdl_only.contains("value, warm:") && !wdl_only.contains("open + first query"), "{wdl_only}");
+    let err = fails(&["bench-probe", "--db", s(db7()), "--wdl-only"]);
+    assert!(err.stderr.contains("required") && err.stderr.contains("--wdl <DIR>"), "{}", err.stderr);
 }
