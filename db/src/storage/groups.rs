@@ -299,8 +299,21 @@ struct Enumerated {
 /// width 3, 10 for width 5, so that no table needs more than 1,024 rows).
 const CHUNK_COUNTS: [usize; MAX_COUNT_BITS as usize + 1] = [0, 8, 4, 3, 2, 2];
 
-/// Where each width's rows start in [`PREFIX_SUMS`].
-const PREFIX_ROW: [usize; MAX_COUNT_BITS as usize + 1] = [0, 0, 256, 512, 1024, 1280];
+/// Where each width's rows start in [`PREFIX_SUMS`] (index `w`), and, at
+/// the end, how many rows there are: width `w` has a row for each value of
+/// its `w * CHUNK_COUNTS[w]` bits.
+const PREFIX_ROW: [usize; MAX_COUNT_BITS as usize + 2] = {
+    let mut t = [0; MAX_COUNT_BITS as usize + 2];
+    let mut w = 1;
+    while w <= MAX_COUNT_BITS as usize {
+        t[w + 1] = t[w] + (1 << (w * CHUNK_COUNTS[w]));
+        w += 1;
+    }
+    t
+};
+
+/// Rows of [`PREFIX_SUMS`], all widths together.
+const PREFIX_ROWS: usize = PREFIX_ROW[MAX_COUNT_BITS as usize + 1];
 
 /// Per count width `w` and chunk of [`CHUNK_COUNTS`]`[w]` counts (the
 /// chunk's bits as a number, row `PREFIX_ROW[w] + chunk`): the sum of the
@@ -308,8 +321,8 @@ const PREFIX_ROW: [usize; MAX_COUNT_BITS as usize + 1] = [0, 0, 256, 512, 1024, 
 /// ([`RANK_BITS`]) in bits 10–19, or [`PREFIX_DAMAGED`] where a count is
 /// above 16. Summing the rows of a group's chunks gives both sums at once
 /// (at most 256 and 224 over 16 counts, so neither carries into the other).
-static PREFIX_SUMS: [u32; 2304] = {
-    let mut t = [0u32; 2304];
+static PREFIX_SUMS: [u32; PREFIX_ROWS] = {
+    let mut t = [0u32; PREFIX_ROWS];
     let mut w = 1;
     while w <= MAX_COUNT_BITS as usize {
         let bits = w * CHUNK_COUNTS[w];
@@ -363,7 +376,7 @@ fn prefix_sums(counts: u128, w: usize) -> Option<(usize, usize)> {
 #[inline(always)]
 fn chunk_sums<const W: usize>(counts: u128) -> u32 {
     let bits = W * CHUNK_COUNTS[W];
-    let rows = &PREFIX_SUMS[PREFIX_ROW[W]..PREFIX_ROW[W] + (1 << bits)];
+    let rows = &PREFIX_SUMS[PREFIX_ROW[W]..PREFIX_ROW[W + 1]];
     let mut total = 0;
     for k in 0..PATTERNS.div_ceil(CHUNK_COUNTS[W]) {
         total += rows[(counts >> (k * bits)) as usize & ((1 << bits) - 1)];
