@@ -19,8 +19,10 @@ use std::cmp::Ordering;
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
-use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use arc_swap::ArcSwap;
+use std::time::Duration;
 
 use morris_db::derived::Stub;
 use morris_db::wdl::{Wdl, WdlTable};
@@ -382,13 +384,26 @@ struct Shared<E: Encoding> {
 /// Per-sector files kept open, each with when its path was last checked:
 /// the one cache of [`Tables::table`] (and of [`Tables::reachable`]'s
 /// bitmaps).
+///
+/// Read on every probe by every thread, so a look-up writes nothing shared:
+/// the map is swapped whole when a file is kept or dropped (rare: once per
+/// sector, and when a file is replaced) and read through [`ArcSwap`], whose
+/// reads take no lock and touch no shared counter; a file is lent for the
+/// look-up, not cloned ([`FileCache::with_kept`]). A lock and a reference
+/// count touched by every probe made threads probing at once slower each
+/// than one alone.
 #[derive(Debug)]
 pub(crate) struct FileCache<F> {
     /// By sector, hashed with FxHash rather than SipHash: a sector is four
     /// small counts, too few for colliding keys to matter.
-    files: RwLock<FxHashMap<Sector, Cached<F>>>,
-    /// The time [`Cached::checked`] counts from.
-    epoch: Instant,
+    files: ArcSwap<FxHashMap<Sector, Arc<Cached<F>>>>,
+    /// Taken by whoever changes `files`, so that two changes at once do
+    /// not lose one.
+    change: Mutex<()>,
+    /// The time [`Cached::checked`] counts from: a coarse clock (the
+    /// kernel's tick, a few milliseconds), read on every look-up, where a
+    /// precise one would cost about a fifth of a probe.
+    epoch: coarsetime::Instant,
 }
 
 /// A file kept by a [`FileCache`], with when its path was last checked.
@@ -402,58 +417,85 @@ struct Cached<F> {
 
 impl<F> FileCache<F> {
     fn new() -> FileCache<F> {
-        FileCache { files: RwLock::new(FxHashMap::default()), epoch: Instant::now() }
+        FileCache {
+            files: ArcSwap::from_pointee(FxHashMap::default()),
+            change: Mutex::new(()),
+            epoch: coarsetime::Instant::now(),
+        }
     }
 
+    /// Milliseconds since [`FileCache::epoch`], to the coarse clock's tick.
     fn now(&self) -> u64 {
-        self.epoch.elapsed().as_millis() as u64
+        self.epoch.elapsed().as_millis()
     }
 
-    /// The file kept for `sector`, unless `intact` says it shrank
+    /// `read` of the file kept for `sector`, unless `intact` says it shrank
     /// underneath or `current` (asked at most once per
     /// [`RECHECK_INTERVAL`]: one stat) says its path names another file
-    /// now; such a file is dropped. `None` when there is none to use: open
-    /// it and [`FileCache::keep`] it.
+    /// now; such a file is dropped. `Err(read)` when there is none to use:
+    /// open it, [`FileCache::keep`] it and read it.
+    #[inline]
+    pub(crate) fn with_kept<R, G: FnOnce(&Arc<F>) -> R>(
+        &self,
+        sector: Sector,
+        intact: impl Fn(&F) -> bool,
+        current: impl Fn(&F) -> bool,
+        read: G,
+    ) -> Result<R, G> {
+        let files = self.files.load();
+        let Some(c) = files.get(&sector) else { return Err(read) };
+        let usable = intact(&c.file) && {
+            let now = self.now();
+            let due =
+                now.saturating_sub(c.checked.load(AtomicOrdering::Relaxed)) >= RECHECK_INTERVAL.as_millis() as u64;
+            !due || {
+                let current = current(&c.file);
+                if current {
+                    c.checked.store(now, AtomicOrdering::Relaxed);
+                }
+                current
+            }
+        };
+        if usable {
+            return Ok(read(&c.file));
+        }
+        let dropped = Arc::clone(c);
+        drop(files);
+        self.change_files(|map| {
+            // Unless another thread has put a new file there meanwhile.
+            if map.get(&sector).is_some_and(|c| Arc::ptr_eq(c, &dropped)) {
+                map.remove(&sector);
+            }
+        });
+        Err(read)
+    }
+
+    /// The file kept for `sector`, as [`FileCache::with_kept`] finds it.
     pub(crate) fn kept(
         &self,
         sector: Sector,
         intact: impl Fn(&F) -> bool,
         current: impl Fn(&F) -> bool,
     ) -> Option<Arc<F>> {
-        let now = self.now();
-        let kept = self.files.read().ok().and_then(|m| {
-            let c = m.get(&sector)?;
-            if !intact(&c.file) {
-                return Some(None);
-            }
-            let due =
-                now.saturating_sub(c.checked.load(AtomicOrdering::Relaxed)) >= RECHECK_INTERVAL.as_millis() as u64;
-            if due {
-                if !current(&c.file) {
-                    return Some(None);
-                }
-                c.checked.store(now, AtomicOrdering::Relaxed);
-            }
-            Some(Some(c.file.clone()))
-        });
-        match kept {
-            Some(Some(file)) => Some(file),
-            Some(None) => {
-                if let Ok(mut map) = self.files.write() {
-                    map.remove(&sector);
-                }
-                None
-            }
-            None => None,
-        }
+        self.with_kept(sector, intact, current, Arc::clone).ok()
     }
 
     /// Keeps `file` as `sector`'s, checked now.
     pub(crate) fn keep(&self, sector: Sector, file: Arc<F>) {
-        let now = self.now();
-        if let Ok(mut map) = self.files.write() {
-            map.insert(sector, Cached { file, checked: AtomicU64::new(now) });
-        }
+        let cached = Arc::new(Cached { file, checked: AtomicU64::new(self.now()) });
+        self.change_files(|map| {
+            map.insert(sector, cached);
+        });
+    }
+
+    /// Replaces the map by a changed copy of it.
+    fn change_files(&self, change: impl FnOnce(&mut FxHashMap<Sector, Arc<Cached<F>>>)) {
+        // A thread that panicked while holding the lock left the map as it
+        // was (it is swapped whole): go on.
+        let _changing = self.change.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut map = FxHashMap::clone(&self.files.load());
+        change(&mut map);
+        self.files.store(Arc::new(map));
     }
 }
 
@@ -538,11 +580,29 @@ impl<E: Encoding> Tables<E> {
     /// table replaced by a rename is read from then on and one truncated
     /// gives its error.
     pub fn table(&self, sector: Sector) -> Result<Arc<E::File>, ProbeError> {
+        self.with_table(sector, Arc::clone)
+    }
+
+    /// `read` of the file of `sector`, as [`Tables::table`] finds it, lent
+    /// rather than cloned (no reference count is touched).
+    ///
+    /// # Errors
+    /// As [`Tables::table`].
+    #[inline]
+    fn with_table<R>(&self, sector: Sector, read: impl FnOnce(&Arc<E::File>) -> R) -> Result<R, ProbeError> {
         let encoding = &self.shared.encoding;
-        let kept = self.shared.files.kept(sector, |f| encoding.check_intact(f).is_ok(), |f| encoding.is_current(f));
-        if let Some(file) = kept {
-            return Ok(file);
+        let intact = |f: &E::File| encoding.check_intact(f).is_ok();
+        match self.shared.files.with_kept(sector, intact, |f| encoding.is_current(f), read) {
+            Ok(r) => Ok(r),
+            Err(read) => Ok(read(&self.open_table(sector)?)),
         }
+    }
+
+    /// Opens, checks and keeps the file of `sector`.
+    ///
+    /// # Errors
+    /// As [`Tables::table`].
+    fn open_table(&self, sector: Sector) -> Result<Arc<E::File>, ProbeError> {
         self.shared.rules.check_sector(sector).map_err(|e| ProbeError::Unreachable { reason: e.to_string() })?;
         if !self.shared.rules.sector_occurs(sector) {
             return Err(ProbeError::Unreachable {
@@ -612,16 +672,17 @@ impl<E: Encoding> Tables<E> {
             let lost = self.shared.encoding.lost();
             return Ok(if self.shared.rules.misere() { lost.back() } else { lost });
         }
-        let table = self.table(pos.sector())?;
-        if self.shared.encoding.derived(&table) {
-            if !derive {
-                return Err(derived_twice(pos.sector()));
+        self.with_table(pos.sector(), |table| {
+            if self.shared.encoding.derived(table) {
+                if !derive {
+                    return Err(derived_twice(pos.sector()));
+                }
+                return derive_value(&self.shared.rules, pos, |child| self.value_from(child, false));
             }
-            return derive_value(&self.shared.rules, pos, |child| self.value_from(child, false));
-        }
-        let answer = self.shared.encoding.lookup(&table, &self.shared.rules, None, pos.us(), pos.them());
-        self.shared.encoding.check_intact(&table)?;
-        answer
+            let answer = self.shared.encoding.lookup(table, &self.shared.rules, None, pos.us(), pos.them());
+            self.shared.encoding.check_intact(table)?;
+            answer
+        })?
     }
 
     /// Every legal move with its value for the mover, best first
