@@ -260,7 +260,7 @@ fn bench_dtm(
     let many = rate(positions, threads, runs, &value);
     report_rates(out, "value", one, many, threads)?;
 
-    // The same through one `Prober` per thread (no lock, no shared counter).
+    // The same through one `Prober` per thread (no shared map, no clock).
     let work = || {
         let mut prober = db.prober();
         let sum = positions.iter().fold(0u64, |sum, q| {
