@@ -698,15 +698,20 @@ impl Encoding for MalomFiles {
     }
 
     #[inline]
-    fn lookup(
+    fn slot(
         &self,
         file: &MalomSector,
         _rules: &RuleSet,
         _index: Option<&SectorIndex>,
         us: Bitboard,
         them: Bitboard,
-    ) -> Result<MalomValue, ProbeError> {
-        file.lookup(us, them)
+    ) -> u64 {
+        file.slot_of(us, them)
+    }
+
+    #[inline]
+    fn at_slot(&self, file: &MalomSector, slot: u64, _head: u64) -> Result<MalomValue, ProbeError> {
+        file.value_at(slot)
     }
 
     fn lost(&self) -> MalomValue {

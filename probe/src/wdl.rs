@@ -78,11 +78,23 @@ impl Encoding for WdlFiles {
         us: Bitboard,
         them: Bitboard,
     ) -> Result<Wdl, ProbeError> {
-        let slot = match index {
-            Some(index) => index.index(us, them),
-            None => rules.indexer().slot(us, them),
-        };
+        let slot = self.slot(file, rules, index, us, them);
         file.wdl(slot).ok_or_else(|| no_value(file.path(), slot))
+    }
+
+    #[inline]
+    fn head(&self, file: &WdlTable, slot: u64) -> u64 {
+        file.head(slot)
+    }
+
+    #[inline]
+    fn step(&self, file: &WdlTable, slot: u64, head: u64) -> u64 {
+        file.step(slot, head)
+    }
+
+    #[inline]
+    fn at_slot(&self, file: &WdlTable, slot: u64, step: u64) -> Result<Wdl, ProbeError> {
+        file.wdl_after(slot, step).ok_or_else(|| no_value(file.path(), slot))
     }
 
     fn lost(&self) -> Wdl {

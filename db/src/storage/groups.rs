@@ -82,6 +82,14 @@ pub const GROUP_SLOTS: u64 = 256;
 pub const RUN_GROUPS: u64 = 64;
 /// The flag of a uniform run's word.
 const UNIFORM_RUN: u64 = 1 << 63;
+
+/// What [`Groups::head`] reads for a slot past the words: no run word is
+/// this (a uniform one has no bit but its value's set, checked at open).
+pub(crate) const NO_HEAD: u64 = u64::MAX;
+
+/// The flag of [`Groups::locate`]'s answer that says it holds the code
+/// itself rather than where a body starts.
+const LOCATED: u64 = 1 << 63;
 /// The most exceptions a group of the first form lists: beyond 45 the
 /// base-3 form (53 bytes) is no longer.
 pub const MAX_EXCEPTIONS: usize = 45;
@@ -702,25 +710,58 @@ impl Groups {
     }
 
     /// The code of `slot` (below the file's slot count); `None` where the
-    /// bytes are damaged.
+    /// bytes are damaged: [`Groups::head`], [`Groups::locate`] and
+    /// [`Groups::code_in`] one after the other.
     #[inline]
     pub(crate) fn code(&self, map: &[u8], slot: u64) -> Option<u8> {
+        match self.try_locate(map, slot, self.head(map, slot))? {
+            Located::Code(c) => Some(c),
+            Located::Body(at) => body_code(map, slot, at),
+        }
+    }
+
+    /// The first read of [`Groups::code`]: the word of `slot`'s run
+    /// ([`NO_HEAD`] past the end). Reading it for several slots before
+    /// the next read ([`Groups::locate`]) lets the reads overlap.
+    #[inline]
+    pub(crate) fn head(&self, map: &[u8], slot: u64) -> u64 {
+        let r = slot / GROUP_SLOTS / RUN_GROUPS;
+        usize::try_from(r).ok().and_then(|r| u64_at(map, HEADER_SIZE + 8 * r)).unwrap_or(NO_HEAD)
+    }
+
+    /// The second read of [`Groups::code`]: from `slot`'s run word `word`
+    /// ([`Groups::head`]), the run's kinds and directory, giving either
+    /// the code (a uniform run or group: [`LOCATED`] plus the code, or
+    /// plus 3 where the bytes are damaged) or where the group's body
+    /// starts in `map` (below [`LOCATED`]), which [`Groups::code_in`]
+    /// reads.
+    #[inline]
+    pub(crate) fn locate(&self, map: &[u8], slot: u64, word: u64) -> u64 {
+        match self.try_locate(map, slot, word) {
+            Some(Located::Code(c)) => LOCATED | u64::from(c),
+            // Below `LOCATED`: a map is smaller than 2^63 bytes.
+            Some(Located::Body(at)) => at as u64,
+            None => LOCATED | 3,
+        }
+    }
+
+    /// [`Groups::locate`], `None` where the bytes are damaged.
+    #[inline]
+    fn try_locate(&self, map: &[u8], slot: u64, word: u64) -> Option<Located> {
         let g = slot / GROUP_SLOTS;
-        if g >= self.groups {
+        if g >= self.groups || word == NO_HEAD {
             return None;
         }
-        let r = g / RUN_GROUPS;
-        let word = u64_at(map, HEADER_SIZE + 8 * r as usize)?;
         if word & UNIFORM_RUN != 0 {
             // Checked at open: 0, 1 or 2.
-            return Some((word & 3) as u8);
+            return Some(Located::Code((word & 3) as u8));
         }
         let run = self.bytes_at.checked_add(usize::try_from(word).ok()?)?;
         let kinds = kinds_at(map, run)?;
         let i = (g % RUN_GROUPS) as u32;
         let kind = (kinds >> (2 * i) & KIND_BODY) as u8;
         if kind != KIND_BODY as u8 {
-            return Some(kind);
+            return Some(Located::Code(kind));
         }
         let bodies = bodies_of(kinds);
         // The group's place among those with a body, and their number.
@@ -729,60 +770,85 @@ impl Groups {
         let start = dir + 2 * before;
         let rel = u16::from_le_bytes(map.get(start..start + 2)?.try_into().ok()?);
         let at = dir.checked_add(2 * bodies.count_ones() as usize)?.checked_add(rel as usize)?;
-        let h = *map.get(at)?;
-        let s = (slot % GROUP_SLOTS) as usize;
-        let body = at + 1;
-        match h {
-            BASE3_FORM => {
-                let per_byte = SLOTS_PER_BYTE as usize;
-                base3_digit(*map.get(body + s / per_byte)?, s % per_byte)
-            }
-            PAIR_FORM..=0xF2 => {
-                let (a, b) = PAIRS[(h - PAIR_FORM) as usize];
-                Some(if map.get(body + s / 8)? >> (s % 8) & 1 == 0 { a } else { b })
-            }
-            MASK_FORM..=0xF5 => {
-                let m = h - MASK_FORM;
-                let mask = map.get(body..body + BITMAP_BYTES)?;
-                if mask[s / 8] >> (s % 8) & 1 == 0 {
-                    return Some(m);
-                }
-                // The exception's rank: the mask's set bits below `s`.
-                let word = |j: usize| u64::from_le_bytes(mask[8 * j..8 * j + 8].try_into().unwrap_or([0; 8]));
-                let below = (0..s / 64).map(|j| word(j).count_ones()).sum::<u32>()
-                    + (word(s / 64) & ((1u64 << (s % 64)) - 1)).count_ones();
-                let i = below as usize;
-                let (low, high) = others(m);
-                Some(if map.get(body + BITMAP_BYTES + i / 8)? >> (i % 8) & 1 == 0 { low } else { high })
-            }
-            ENUMERATIVE_FORM..=0xED => {
-                let (a, b) = ORDERED_PAIRS[(h - ENUMERATIVE_FORM) as usize];
-                let e = enumerated(map.get(body + 1..)?, *map.get(body)?, s, false)?;
-                Some(if e.set { b } else { a })
-            }
-            EXCEPTIONS_FORM..=0xE2 => {
-                let m = h - EXCEPTIONS_FORM;
-                let bits = map.get(body + 1..)?;
-                let e = enumerated(bits, *map.get(body)?, s, true)?;
-                if !e.set {
-                    return Some(m);
-                }
-                let (low, high) = others(m);
-                Some(if bits_at(bits, e.end + e.before, 1)? == 0 { low } else { high })
-            }
-            _ if h < 3 * (MAX_EXCEPTIONS as u8 + 1) => {
-                let (k, m) = ((h / 3) as usize, h % 3);
-                let list = map.get(body..body + k)?;
-                match list.binary_search(&(s as u8)) {
-                    Err(_) => Some(m),
-                    Ok(i) => {
-                        let (low, high) = others(m);
-                        Some(if map.get(body + k + i / 8)? >> (i % 8) & 1 == 0 { low } else { high })
-                    }
-                }
-            }
-            _ => None,
+        Some(Located::Body(at))
+    }
+
+    /// The code of `slot` from what [`Groups::locate`] found for it: the
+    /// code itself, or read from the group's body.
+    #[inline]
+    pub(crate) fn code_in(&self, map: &[u8], slot: u64, located: u64) -> Option<u8> {
+        if located & LOCATED != 0 {
+            return Some(located as u8 & 3).filter(|&c| c < 3);
         }
+        body_code(map, slot, usize::try_from(located).ok()?)
+    }
+}
+
+/// What [`Groups::try_locate`] finds for a slot.
+enum Located {
+    /// The slot's code (a uniform run or group).
+    Code(u8),
+    /// Where the slot's group's body starts in the map.
+    Body(usize),
+}
+
+/// The code of `slot` from its group's body, which starts at `at` of
+/// `map`; `None` where the body is damaged.
+#[inline]
+fn body_code(map: &[u8], slot: u64, at: usize) -> Option<u8> {
+    let h = *map.get(at)?;
+    let s = (slot % GROUP_SLOTS) as usize;
+    let body = at + 1;
+    match h {
+        BASE3_FORM => {
+            let per_byte = SLOTS_PER_BYTE as usize;
+            base3_digit(*map.get(body + s / per_byte)?, s % per_byte)
+        }
+        PAIR_FORM..=0xF2 => {
+            let (a, b) = PAIRS[(h - PAIR_FORM) as usize];
+            Some(if map.get(body + s / 8)? >> (s % 8) & 1 == 0 { a } else { b })
+        }
+        MASK_FORM..=0xF5 => {
+            let m = h - MASK_FORM;
+            let mask = map.get(body..body + BITMAP_BYTES)?;
+            if mask[s / 8] >> (s % 8) & 1 == 0 {
+                return Some(m);
+            }
+            // The exception's rank: the mask's set bits below `s`.
+            let word = |j: usize| u64::from_le_bytes(mask[8 * j..8 * j + 8].try_into().unwrap_or([0; 8]));
+            let below = (0..s / 64).map(|j| word(j).count_ones()).sum::<u32>()
+                + (word(s / 64) & ((1u64 << (s % 64)) - 1)).count_ones();
+            let i = below as usize;
+            let (low, high) = others(m);
+            Some(if map.get(body + BITMAP_BYTES + i / 8)? >> (i % 8) & 1 == 0 { low } else { high })
+        }
+        ENUMERATIVE_FORM..=0xED => {
+            let (a, b) = ORDERED_PAIRS[(h - ENUMERATIVE_FORM) as usize];
+            let e = enumerated(map.get(body + 1..)?, *map.get(body)?, s, false)?;
+            Some(if e.set { b } else { a })
+        }
+        EXCEPTIONS_FORM..=0xE2 => {
+            let m = h - EXCEPTIONS_FORM;
+            let bits = map.get(body + 1..)?;
+            let e = enumerated(bits, *map.get(body)?, s, true)?;
+            if !e.set {
+                return Some(m);
+            }
+            let (low, high) = others(m);
+            Some(if bits_at(bits, e.end + e.before, 1)? == 0 { low } else { high })
+        }
+        _ if h < 3 * (MAX_EXCEPTIONS as u8 + 1) => {
+            let (k, m) = ((h / 3) as usize, h % 3);
+            let list = map.get(body..body + k)?;
+            match list.binary_search(&(s as u8)) {
+                Err(_) => Some(m),
+                Ok(i) => {
+                    let (low, high) = others(m);
+                    Some(if map.get(body + k + i / 8)? >> (i % 8) & 1 == 0 { low } else { high })
+                }
+            }
+        }
+        _ => None,
     }
 }
 

@@ -91,7 +91,7 @@ use xxhash_rust::xxh3::Xxh3;
 use crate::rules::RuleSet;
 use crate::sector::Sector;
 use crate::storage::blocks::{pack, Blocks};
-use crate::storage::groups::{self, base3_byte, base3_digit, Groups};
+use crate::storage::groups::{self, base3_byte, base3_digit, Groups, NO_HEAD};
 use crate::storage::header::{check_file_size, Format, Header, MappedFile, OwnFields};
 use crate::store::{FileKind, Store, TableFile};
 use crate::table::{write_atomically, write_checked, Table, TableError, HEADER_SIZE};
@@ -648,14 +648,58 @@ impl WdlTable {
     /// except in grouped files, where they may read as any value.
     #[inline]
     pub fn wdl(&self, slot: u64) -> Option<Wdl> {
+        match &self.layout().form {
+            // The same reads as below, with one look at the form.
+            Form::Groups(groups) if slot < self.header().entry_count => {
+                groups.code(self.bytes(), slot).map(Wdl::from_code)
+            }
+            _ => self.wdl_after(slot, self.step(slot, self.head(slot))),
+        }
+    }
+
+    /// The first read of [`WdlTable::wdl`] at `slot`, which
+    /// [`WdlTable::step`] takes: the word of its run in a grouped file, its
+    /// byte in a plain one (nothing in the other forms). A caller with many
+    /// slots to read makes each read for all of them before the next
+    /// ([`WdlTable::step`], then [`WdlTable::wdl_after`]), so that the
+    /// processor overlaps the reads of different slots (in a file larger
+    /// than the caches each is a wait for memory) rather than waiting for
+    /// each in turn.
+    #[inline]
+    pub fn head(&self, slot: u64) -> u64 {
+        match &self.layout().form {
+            Form::Groups(groups) => groups.head(self.bytes(), slot),
+            Form::Plain => usize::try_from(slot / SLOTS_PER_BYTE)
+                .ok()
+                .and_then(|i| self.bytes().get(HEADER_SIZE.checked_add(i)?))
+                .map_or(NO_HEAD, |&b| u64::from(b)),
+            Form::Zstd(_) | Form::Derived => 0,
+        }
+    }
+
+    /// The second read of [`WdlTable::wdl`] at `slot`, from its
+    /// [`WdlTable::head`]: in a grouped file the run's kinds and directory,
+    /// which say where the group's body is (the other forms have none:
+    /// `head` itself).
+    #[inline]
+    pub fn step(&self, slot: u64, head: u64) -> u64 {
+        match &self.layout().form {
+            Form::Groups(groups) => groups.locate(self.bytes(), slot, head),
+            _ => head,
+        }
+    }
+
+    /// [`WdlTable::wdl`] at `slot`, given what [`WdlTable::step`] found
+    /// for it (another value reads as damage or as another slot's value).
+    #[inline]
+    pub fn wdl_after(&self, slot: u64, step: u64) -> Option<Wdl> {
         if slot >= self.header().entry_count {
             return None;
         }
-        let i = slot / SLOTS_PER_BYTE;
         let byte = match &self.layout().form {
-            Form::Groups(groups) => return groups.code(self.bytes(), slot).map(Wdl::from_code),
-            Form::Zstd(blocks) => blocks.byte(self.bytes(), i)?,
-            Form::Plain => *self.bytes().get(HEADER_SIZE + usize::try_from(i).ok()?)?,
+            Form::Groups(groups) => return groups.code_in(self.bytes(), slot, step).map(Wdl::from_code),
+            Form::Zstd(blocks) => blocks.byte(self.bytes(), slot / SLOTS_PER_BYTE)?,
+            Form::Plain => u8::try_from(step).ok()?,
             Form::Derived => return None,
         };
         base3_digit(byte, (slot % SLOTS_PER_BYTE) as usize).map(Wdl::from_code)

@@ -589,6 +589,11 @@ fn a_prober_answers_as_the_database() {
                     // Twice: the second answer comes from the prober's cache.
                     assert_eq!(format!("{:?}", prober.value(p)), format!("{:?}", db.value(p)));
                 }
+                // In batches: the errors and unusual cases among them.
+                let batched = db.prober().values(half);
+                for (p, got) in half.iter().zip(batched) {
+                    assert_eq!(format!("{got:?}"), format!("{:?}", db.value(p)), "{}", p.to_text(nine().board()));
+                }
             });
         }
     });

@@ -209,6 +209,15 @@ pub fn run(args: BenchProbeArgs) -> anyhow::Result<ExitCode> {
         let one = rate_with(&positions, 1, runs, &work);
         let many = rate_with(&positions, threads, runs, &work);
         report_rates(&mut out, "wdl through a WdlProber per thread", one, many, threads)?;
+        let work = || {
+            let mut prober = wdl.prober();
+            let mut sum = 0u64;
+            prober.values_with(black_box(&positions), |_, v| sum = sum.wrapping_add(v.map_or(7, |v| v as u64)));
+            black_box(sum);
+        };
+        let one = rate_with(&positions, 1, runs, &work);
+        let many = rate_with(&positions, threads, runs, &work);
+        report_rates(&mut out, "wdl in batches (WdlProber::values_with)", one, many, threads)?;
     }
     Ok(ExitCode::SUCCESS)
 }
