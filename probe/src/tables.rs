@@ -20,9 +20,9 @@ use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use arc_swap::ArcSwap;
-use std::time::Duration;
 
 use morris_db::derived::Stub;
 use morris_db::wdl::{Wdl, WdlTable};
@@ -921,8 +921,8 @@ impl<E: Encoding> TableProber<E> {
     /// when the tables are larger than the processor's caches: each of
     /// the reads that find a value ([`Encoding::head`], [`Encoding::step`])
     /// is made for a batch of positions before the next, so that the waits
-    /// for memory overlap. The one-ply search of a position in a single-sided sector
-    /// reads its moves' values this way.
+    /// for memory overlap. The one-ply search of a position in a
+    /// single-sided sector reads its moves' values this way.
     pub fn values_with(&mut self, positions: &[Position], answer: impl FnMut(usize, Result<E::Answer, ProbeError>)) {
         self.values_from(positions, true, answer);
     }
@@ -955,8 +955,9 @@ impl<E: Encoding> TableProber<E> {
     ) {
         for (c, chunk) in positions.chunks(BATCH).enumerate() {
             let base = c * BATCH;
-            // First the slots of the positions a table read answers (opening a file only adds to `self.tables`, so the
-            // places stay valid)...
+            // First the slots of the positions a table read answers
+            // (opening a file only adds to `self.tables`, so the places
+            // stay valid)...
             let mut reads = [(0usize, 0u64, 0u64); BATCH];
             let mut read_for = [0usize; BATCH];
             let mut n = 0;
@@ -1214,7 +1215,7 @@ impl Encoding for Dtm {
     }
 
     #[inline]
-    fn at_slot(&self, file: &DtmFile, slot: u64, _head: u64) -> Result<Value, ProbeError> {
+    fn at_slot(&self, file: &DtmFile, slot: u64, _step: u64) -> Result<Value, ProbeError> {
         match file {
             DtmFile::Stored(t) => t.value(slot).ok_or_else(|| no_value(t.path(), slot)),
             DtmFile::Derived(s) => Err(no_value(s.path(), slot)),
