@@ -710,7 +710,7 @@ impl Encoding for MalomFiles {
     }
 
     #[inline]
-    fn at_slot(&self, file: &MalomSector, slot: u64, _head: u64) -> Result<MalomValue, ProbeError> {
+    fn at_slot(&self, file: &MalomSector, slot: u64, _step: u64) -> Result<MalomValue, ProbeError> {
         file.value_at(slot)
     }
 
