@@ -4,8 +4,9 @@
 //! 2 bits per position; damaged, misplaced and foreign files give typed
 //! errors naming the file; no reader panics on arbitrary bytes; two threads
 //! get the same answers as one; the compressed forms (zstd blocks, groups)
-//! read back as the plain one. Also `morris_probe::Prober`, the lock-free
-//! per-thread handle of the DTM database, against `Database::value`.
+//! read back as the plain one. Also `morris_probe::Prober`, the per-thread
+//! handle of the DTM database, against `Database::value`, and a
+//! `Tablebase`'s batches against its single probes.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ use morris_db::wdl::{
 };
 use morris_db::{Color, Position, RuleSet, Sector, Setup, Table, TableError};
 use morris_probe::wdl::WdlDatabase;
-use morris_probe::{Database, MissingHint, ProbeError, ProbeOptions};
+use morris_probe::{Database, MissingHint, ProbeError, ProbeOptions, Tablebase};
 use proptest::prelude::*;
 
 use crate::common::{copy_of, damaged, nine, probe_slots, run_damage_cases, solved};
@@ -597,6 +598,51 @@ fn a_prober_answers_as_the_database() {
             });
         }
     });
+}
+
+/// A tablebase of two sources, the WDL file of 3-3 alone and then every DTM
+/// table: positions read in a batch get the answers of one probe each,
+/// from the source that has their table (WDL for 3-3, DTM for 3-4 and
+/// 4-3), the first source's missing-table error where none has it, and
+/// the errors and decided cases of single probes.
+#[test]
+fn a_tablebase_answers_a_batch_as_one_probe_each() {
+    let f = fixture();
+    let wdl = tempfile::tempdir().unwrap();
+    fs::copy(wdl_file(f.wdl.path(), 3, 3), wdl_file(wdl.path(), 3, 3)).unwrap();
+    let mut tb = Tablebase::open(wdl.path(), Some("nine")).unwrap();
+    tb.add_directory(f.dtm).unwrap();
+    let mut batch: Vec<Position> = [
+        "W:a4,a1 B:a7,d1,c4 w",          // side to move down to 2: a loss
+        "W:a4,a1,d3 B:a7,d1 w",          // opponent down to 2: unreachable
+        "W:a4,a1,d3,d2,d5 B:a7,d1,c4 w", // 5-3: in no source
+    ]
+    .iter()
+    .map(|t| Position::parse(t, &nine()).unwrap())
+    .collect();
+    batch.extend(positions(29));
+    let dtm = Database::open(f.dtm, nine()).unwrap();
+    let (mut from_wdl, mut from_dtm, mut missing) = (0, 0, 0);
+    for (p, got) in batch.iter().zip(tb.wdl_many(&batch)) {
+        assert_eq!(format!("{got:?}"), format!("{:?}", tb.wdl(p)), "{}", p.to_text(nine().board()));
+        match got {
+            Ok(w) => {
+                assert_eq!(w, Wdl::from(dtm.value(p).unwrap()));
+                if p.sector() == Sector::sliding(3, 3) {
+                    from_wdl += 1;
+                } else {
+                    from_dtm += 1;
+                }
+            }
+            Err(ProbeError::MissingTable { path, .. }) => {
+                // The first source's file is named.
+                assert!(path.starts_with(wdl.path()), "{}", path.display());
+                missing += 1;
+            }
+            Err(_) => {}
+        }
+    }
+    assert!(from_wdl > 100 && from_dtm > 100 && missing == 1, "{from_wdl} {from_dtm} {missing}");
 }
 
 #[test]
