@@ -648,13 +648,25 @@ impl WdlTable {
     /// except in grouped files, where they may read as any value.
     #[inline]
     pub fn wdl(&self, slot: u64) -> Option<Wdl> {
-        match &self.layout().form {
-            // The same reads as below, with one look at the form.
-            Form::Groups(groups) if slot < self.header().entry_count => {
-                groups.code(self.bytes(), slot).map(Wdl::from_code)
-            }
-            _ => self.wdl_after(slot, self.step(slot, self.head(slot))),
+        // The reads of `head`, `step` and `wdl_after`, with one look at the
+        // form.
+        if slot >= self.header().entry_count {
+            return None;
         }
+        let byte = match &self.layout().form {
+            Form::Groups(groups) => return groups.code(self.bytes(), slot).map(Wdl::from_code),
+            Form::Zstd(blocks) => blocks.byte(self.bytes(), slot / SLOTS_PER_BYTE)?,
+            Form::Plain => self.plain_byte(slot)?,
+            Form::Derived => return None,
+        };
+        base3_digit(byte, (slot % SLOTS_PER_BYTE) as usize).map(Wdl::from_code)
+    }
+
+    /// The byte of a plain file's payload that holds `slot`.
+    #[inline]
+    fn plain_byte(&self, slot: u64) -> Option<u8> {
+        let i = usize::try_from(slot / SLOTS_PER_BYTE).ok()?;
+        self.bytes().get(HEADER_SIZE.checked_add(i)?).copied()
     }
 
     /// The first read of [`WdlTable::wdl`] at `slot`, which
@@ -669,10 +681,7 @@ impl WdlTable {
     pub fn head(&self, slot: u64) -> u64 {
         match &self.layout().form {
             Form::Groups(groups) => groups.head(self.bytes(), slot),
-            Form::Plain => usize::try_from(slot / SLOTS_PER_BYTE)
-                .ok()
-                .and_then(|i| self.bytes().get(HEADER_SIZE.checked_add(i)?))
-                .map_or(NO_HEAD, |&b| u64::from(b)),
+            Form::Plain => self.plain_byte(slot).map_or(NO_HEAD, u64::from),
             Form::Zstd(_) | Form::Derived => 0,
         }
     }
