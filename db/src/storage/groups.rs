@@ -896,6 +896,41 @@ mod tests {
         }
     }
 
+    /// The reads of a batch one step at a time ([`Groups::head`],
+    /// [`Groups::locate`], [`Groups::code_in`]) give what [`Groups::code`]
+    /// gives, in every form of group, and nothing for a slot past the
+    /// groups or a word past the words.
+    #[test]
+    fn staged_reads_agree_and_refuse_past_the_end() {
+        // Groups of each kind: uniform, a few exceptions, two values
+        // mixed, all three mixed.
+        let codes: Vec<Option<u8>> = (0..4 * GROUP_SLOTS as usize)
+            .map(|s| match s / GROUP_SLOTS as usize {
+                0 => Some(1),
+                1 => Some(if s % 50 == 0 { 2 } else { 0 }),
+                2 => Some((s % 2) as u8),
+                _ => Some((s * 7 % 3) as u8),
+            })
+            .collect();
+        let (payload, _) = pack(codes.len() as u64, |_, out| {
+            out.copy_from_slice(&codes);
+            Ok::<_, ()>(Tally::default())
+        })
+        .unwrap();
+        let mut map = vec![0u8; HEADER_SIZE];
+        map.extend_from_slice(&payload);
+        let g = Groups::parse(&map, codes.len() as u64, Path::new("t")).unwrap();
+        let staged = |s: u64| g.code_in(&map, s, g.locate(&map, s, g.head(&map, s)));
+        for (s, c) in codes.iter().enumerate() {
+            assert_eq!(staged(s as u64), *c, "slot {s}");
+            assert_eq!(g.code(&map, s as u64), *c, "slot {s}");
+        }
+        let past = codes.len() as u64;
+        assert_eq!(staged(past), None);
+        assert_eq!(staged(u64::MAX), None);
+        assert_eq!(g.code_in(&map, 0, g.locate(&map, 0, NO_HEAD)), None);
+    }
+
     #[test]
     fn each_form_reads_back_and_is_the_shortest() {
         let n = GROUP_SLOTS as usize;

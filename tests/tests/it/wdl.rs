@@ -323,7 +323,9 @@ fn damaged_compressed_files_are_refused_or_fail_the_checksum_never_panic() {
             let Ok(t) = open(bad) else { continue };
             assert!(t.verify_checksum().is_err(), "{coding:?} case {i}");
             for slot in (0..t.header().entry_count).step_by(251) {
-                let _ = t.wdl(slot);
+                // The reads of a batch, one step at a time, agree.
+                let staged = t.wdl_after(slot, t.step(slot, t.head(slot)));
+                assert_eq!(staged, t.wdl(slot), "{coding:?} case {i} slot {slot}");
             }
         }
     }
@@ -480,7 +482,8 @@ fn read_everything(bytes: &[u8]) {
         let _ = t.verify_checksum();
         let n = t.header().entry_count;
         for slot in [0, 1, 4, 5, n / 2, n.saturating_sub(1), n, n.saturating_add(1), u64::MAX] {
-            let _ = t.wdl(slot);
+            // The reads of a batch, one step at a time, agree.
+            assert_eq!(t.wdl_after(slot, t.step(slot, t.head(slot))), t.wdl(slot), "slot {slot}");
         }
     }
     for verify_checksums in [true, false] {
