@@ -108,6 +108,23 @@ enum MorrisStatus morris_probe(const struct MorrisDb *db,
                                const char *position,
                                struct MorrisValue *result);
 
+// Win (1), draw (0) or loss (-1) for the side to move of each of the `n`
+// positions `positions[0..n]` (as `morris_probe` reads them), written to
+// `wdl[0..n]`; from any kind of table (WDL files too). Reads the
+// positions in batches, which overlap the waits for memory of several
+// positions: faster per position than `morris_probe` in a loop. On a
+// failure, returns the status of the first position in the list that
+// fails (`morris_last_error()` says which) and leaves `wdl` unspecified.
+//
+// # Safety
+// `db` as for `morris_close`; `positions` NULL or valid for `n` reads of
+// pointers, each NULL or a NUL-terminated string; `wdl` NULL or valid for
+// `n` writes.
+enum MorrisStatus morris_probe_wdl_many(const struct MorrisDb *db,
+                                        const char *const *positions,
+                                        size_t n,
+                                        int8_t *wdl);
+
 // Writes a best move of the position `position` (as `morris bestmove`
 // writes it, e.g. `b2`) into `buf`, NUL-terminated, at most `len` bytes
 // with the NUL, and its value for the mover to `*value` when `value` is

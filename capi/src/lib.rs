@@ -105,6 +105,32 @@ impl Handle {
         Ok(self.tb.value(&self.position(text)?)?)
     }
 
+    /// Win (1), draw (0) or loss (-1) of each of the positions `texts`, in
+    /// order, read in batches ([`Tablebase::wdl_many`]).
+    ///
+    /// # Errors
+    /// The first failure in the list's order: a position that does not
+    /// parse ([`Handle::position`]) or one the tables cannot answer (as
+    /// [`Tablebase::wdl`]); its message says which position of the list.
+    pub fn probe_wdl_many<'a>(&self, texts: impl IntoIterator<Item = &'a str>) -> Result<Vec<i8>, Failure> {
+        let mut positions = Vec::new();
+        let mut bad = None;
+        for (i, text) in texts.into_iter().enumerate() {
+            match self.position(text) {
+                Ok(p) => positions.push(p),
+                Err(e) => {
+                    bad = Some(at_index(i, e));
+                    break;
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(positions.len());
+        for (i, answer) in self.tb.wdl_many(&positions).into_iter().enumerate() {
+            out.push(answer.map_err(|e| at_index(i, e.into()))?.signum() as i8);
+        }
+        bad.map_or(Ok(out), Err)
+    }
+
     /// A best move, written as `morris bestmove` writes it, with its value
     /// for the mover; `None` when the game is over.
     ///
@@ -128,4 +154,9 @@ impl Handle {
     fn notation(&self, mv: Move) -> String {
         mv.notation(self.tb.rules().board())
     }
+}
+
+/// `failure` of position `i` (from 0) of a list, saying so.
+fn at_index(i: usize, failure: Failure) -> Failure {
+    Failure::new(failure.status, format!("position {i} of the list: {}", failure.message))
 }

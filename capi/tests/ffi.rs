@@ -1,7 +1,8 @@
 //! The C functions called from Rust as C would call them: values of three's
 //! start (Win(9), best move b2), every move, and every kind of bad input
 //! (NULL pointers, a bad position, a missing directory, a missing table, a
-//! table of another rule set, a small buffer), from many threads at once.
+//! table of another rule set, a small buffer), from many threads at once;
+//! many positions in one call as one each.
 #![allow(unsafe_code)]
 
 use std::ffi::{c_char, CStr, CString};
@@ -132,6 +133,69 @@ fn a_missing_table_names_sector_and_file() {
         assert_eq!(morris_probe(db, c("W:a1,c1,b3 B:a2,c2,a3 w").as_ptr(), &mut v), MorrisStatus::MissingTable);
         let e = last_error();
         assert!(e.contains("3-3") && e.contains("three_3_3_0_0.mtb"), "{e}");
+        // In a list too, named with its place.
+        let list = [c(START), c("W:a1,c1,b3 B:a2,c2,a3 w")];
+        let pointers = [list[0].as_ptr(), list[1].as_ptr()];
+        let mut wdl = [0i8; 2];
+        assert_eq!(morris_probe_wdl_many(db, pointers.as_ptr(), 2, wdl.as_mut_ptr()), MorrisStatus::MissingTable);
+        let e = last_error();
+        assert!(e.contains("position 1 of the list") && e.contains("three_3_3_0_0.mtb"), "{e}");
+        morris_close(db);
+    }
+}
+
+/// `morris_probe_wdl_many` over every canonical position of three's 3-3
+/// (both colours to move) and the start: each as `morris_probe` answers
+/// it; the first bad position of a list named by its place.
+#[test]
+fn many_positions_in_one_call_answer_as_single_probes() {
+    let rules = morris_db::RuleSet::preset("three").unwrap();
+    let sector = morris_db::Sector::sliding(3, 3);
+    let index = rules.indexer().sector(sector);
+    let mut texts: Vec<CString> = vec![c(START)];
+    for slot in 0..index.len() {
+        let Some((us, them)) = index.position(slot) else { continue };
+        for color in [morris_db::Color::White, morris_db::Color::Black] {
+            let pos = morris_db::Position::from_sector(sector, color, us, them);
+            texts.push(c(&pos.to_text(rules.board())));
+        }
+    }
+    let dir = c(three());
+    // SAFETY: valid strings and buffers of the lengths given; closed once.
+    unsafe {
+        let db = morris_open(dir.as_ptr(), std::ptr::null());
+        assert!(!db.is_null(), "{}", last_error());
+        // The positions `morris_probe` answers (those with a line, or reached
+        // by no game, it refuses), with its answers.
+        let (mut pointers, mut want) = (Vec::new(), Vec::new());
+        for t in &texts {
+            let mut v = MorrisValue::default();
+            if morris_probe(db, t.as_ptr(), &mut v) == MorrisStatus::Ok {
+                pointers.push(t.as_ptr());
+                want.push(v.wdl as i8);
+            }
+        }
+        let mut wdl = vec![7i8; pointers.len()];
+        assert_eq!(
+            morris_probe_wdl_many(db, pointers.as_ptr(), pointers.len(), wdl.as_mut_ptr()),
+            MorrisStatus::Ok,
+            "{}",
+            last_error()
+        );
+        assert!(wdl == want, "the values in one call differ from single probes'");
+        let kinds = [-1, 0, 1].map(|k| want.iter().filter(|&&w| w == k).count());
+        assert!(kinds.iter().all(|&k| k > 10), "losses, draws, wins: {kinds:?}");
+        // Nothing to do: no pointer is read.
+        assert_eq!(morris_probe_wdl_many(db, std::ptr::null(), 0, std::ptr::null_mut()), MorrisStatus::Ok);
+        assert_eq!(morris_probe_wdl_many(db, std::ptr::null(), 2, wdl.as_mut_ptr()), MorrisStatus::NullPointer);
+        assert_eq!(morris_probe_wdl_many(db, pointers.as_ptr(), 2, std::ptr::null_mut()), MorrisStatus::NullPointer);
+        // A bad position third in the list.
+        let bad = c("W:a1,zz B: w");
+        let list = [pointers[0], pointers[1], bad.as_ptr(), pointers[2]];
+        assert_eq!(morris_probe_wdl_many(db, list.as_ptr(), 4, wdl.as_mut_ptr()), MorrisStatus::BadPosition);
+        assert!(last_error().contains("position 2 of the list"), "{}", last_error());
+        let list = [pointers[0], std::ptr::null()];
+        assert_eq!(morris_probe_wdl_many(db, list.as_ptr(), 2, wdl.as_mut_ptr()), MorrisStatus::NullPointer);
         morris_close(db);
     }
 }
