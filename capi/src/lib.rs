@@ -113,22 +113,9 @@ impl Handle {
     /// parse ([`Handle::position`]) or one the tables cannot answer (as
     /// [`Tablebase::wdl`]); its message says which position of the list.
     pub fn probe_wdl_many<'a>(&self, texts: impl IntoIterator<Item = &'a str>) -> Result<Vec<i8>, Failure> {
-        let mut positions = Vec::new();
-        let mut bad = None;
-        for (i, text) in texts.into_iter().enumerate() {
-            match self.position(text) {
-                Ok(p) => positions.push(p),
-                Err(e) => {
-                    bad = Some(at_index(i, e));
-                    break;
-                }
-            }
-        }
-        let mut out = Vec::with_capacity(positions.len());
-        for (i, answer) in self.tb.wdl_many(&positions).into_iter().enumerate() {
-            out.push(answer.map_err(|e| at_index(i, e.into()))?.signum() as i8);
-        }
-        bad.map_or(Ok(out), Err)
+        let items = texts.into_iter().enumerate().map(|(i, text)| self.position(text).map_err(|e| at_index(i, e)));
+        let values = self.tb.wdl_of_list(items, |i, e| at_index(i, e.into()))?;
+        Ok(values.into_iter().map(|w| w.signum() as i8).collect())
     }
 
     /// A best move, written as `morris bestmove` writes it, with its value

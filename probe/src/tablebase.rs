@@ -213,6 +213,39 @@ impl Tablebase {
         out.into_iter().map(|v| v.map_err(|e| e.unwrap_or_else(wdl_only))).collect()
     }
 
+    /// [`Tablebase::wdl_many`] of a list whose positions may fail to be
+    /// made (parsed, say): the values of all of them, or the first failure
+    /// in the list's order, either a position of `items` that is an error
+    /// (the list is read no further) or `probe_error(k, e)` for position
+    /// `k` that the tables cannot answer.
+    ///
+    /// # Errors
+    /// That first failure.
+    pub fn wdl_of_list<F>(
+        &self,
+        items: impl IntoIterator<Item = Result<Position, F>>,
+        probe_error: impl Fn(usize, ProbeError) -> F,
+    ) -> Result<Vec<Wdl>, F> {
+        let mut positions = Vec::new();
+        let mut bad = None;
+        for item in items {
+            match item {
+                Ok(p) => positions.push(p),
+                Err(e) => {
+                    bad = Some(e);
+                    break;
+                }
+            }
+        }
+        let values = self
+            .wdl_many(&positions)
+            .into_iter()
+            .enumerate()
+            .map(|(k, v)| v.map_err(|e| probe_error(k, e)))
+            .collect::<Result<Vec<Wdl>, F>>()?;
+        bad.map_or(Ok(values), Err)
+    }
+
     /// Every legal move with its value for the mover, best first (shortest
     /// win, draws, longest loss; ties in notation order), as `morris
     /// analyze` lists them. Empty when the game is over.

@@ -993,7 +993,6 @@ impl<E: Encoding> TableProber<E> {
             // ... then their values...
             let mut shrank = false;
             for (&(i, slot, step), &k) in reads[..n].iter().zip(&read_for) {
-                let encoding = &self.db.shared.encoding;
                 let table = &self.tables[i].2;
                 let value = encoding.at_slot(table, slot, step);
                 match encoding.check_intact(table) {

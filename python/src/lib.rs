@@ -306,25 +306,10 @@ impl PyTablebase {
     fn probe_wdl_many<'py>(&self, py: Python<'py>, fens: Vec<String>, as_numpy: bool) -> PyResult<Bound<'py, PyAny>> {
         let tb = self.tb()?;
         let values: Vec<i8> = py.allow_threads(|| {
-            // The positions up to the first that does not parse, probed in
-            // batches; the first error in the list's order is raised.
-            let mut positions = Vec::with_capacity(fens.len());
-            let mut bad = None;
-            for f in &fens {
-                match parse(f, tb.rules()) {
-                    Ok(p) => positions.push(p),
-                    Err(e) => {
-                        bad = Some(PyValueError::new_err(e));
-                        break;
-                    }
-                }
-            }
-            let values = tb
-                .wdl_many(&positions)
-                .into_iter()
-                .map(|v| v.map(|w| w.signum() as i8).map_err(py_err))
-                .collect::<PyResult<Vec<i8>>>()?;
-            bad.map_or(Ok(values), Err)
+            // Probed in batches; the first error in the list's order is raised.
+            let items = fens.iter().map(|f| parse(f, tb.rules()).map_err(PyValueError::new_err));
+            let values = tb.wdl_of_list(items, |_, e| py_err(e))?;
+            Ok::<_, PyErr>(values.into_iter().map(|w| w.signum() as i8).collect())
         })?;
         if as_numpy {
             let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
